@@ -1,0 +1,1 @@
+"""Analysis: pure functions over one window of stored data."""

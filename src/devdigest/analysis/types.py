@@ -1,0 +1,87 @@
+"""What analysis hands to the writers: plain data about one window, no prose."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from devdigest.config import Project, Rule
+from devdigest.models import ActivityFigures, CommentRecord, Counts, ItemRecord
+from devdigest.window import Window
+
+
+@dataclass
+class Thread:
+    """An item and its in-window human discussion (a hot-discussion candidate)."""
+
+    item: ItemRecord
+    comments: list[CommentRecord]  # in-window, humans only, oldest first (reviews included)
+    participants: list[str]  # distinct human logins, in order of first in-window appearance
+    reactions: int
+    score: float
+    linked: list[int] = field(default_factory=list)  # "#N" references in the item body
+
+
+@dataclass
+class FocusMatch:
+    item: ItemRecord
+    reasons: list[str]  # "label rocm", "title tag [ROCm]", "keyword MI300X"
+
+
+@dataclass
+class FocusResult:
+    rule: Rule
+    issues: list[FocusMatch]
+    prs: list[FocusMatch]
+
+
+@dataclass
+class TopicCount:
+    rule: Rule  # the category
+    count: int  # window items in this category
+    numbers: list[int]
+    previous_avg: float | None  # per-day mean over the previous days with data, if any
+    delta: float | None
+
+
+@dataclass
+class ChangeCandidate:
+    """A merged (or approved, nearly merged) PR ranked for "key technical changes"."""
+
+    item: ItemRecord
+    score: float
+    reasons: list[str]  # why it ranks: "category Performance", "3 approvals", "states figures"
+    figures: list[str]  # figures the PR body states, verbatim: "+6.2% throughput"
+    linked: list[int]
+    reviews: int
+    comments: list[CommentRecord] = field(default_factory=list)  # its discussion, all time
+
+
+@dataclass
+class WatchCandidate:
+    """A new or active issue with severity signals."""
+
+    item: ItemRecord
+    signals: list[str]  # crash, hang, OOM, wrong output, regression, security…
+    score: float
+    comments: list[CommentRecord] = field(default_factory=list)
+
+
+@dataclass
+class WindowAnalysis:
+    repo: str
+    project: Project
+    window: Window
+    counts: Counts
+    appendix: dict[str, list[ItemRecord]]  # the five COUNT_KEYS, exactly the items counted
+    items: dict[int, ItemRecord]  # every item the analysis mentions, by number
+    categories: dict[int, list[str]]  # item number → category names (English names)
+    topics: list[TopicCount]
+    focus: list[FocusResult]
+    discussions: list[Thread]  # ranked, each with ≥ 2 human participants
+    key_changes: list[ChangeCandidate]  # ranked
+    watch: list[WatchCandidate]  # ranked
+    activity: ActivityFigures
+    history_days: int  # how many previous days of stored data the trends compare with
+    data_fetched_at: datetime | None = None
+    github_requests: int = 0

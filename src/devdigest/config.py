@@ -1,0 +1,200 @@
+"""Configuration: flags > environment > devdigest.toml > built-in defaults."""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from devdigest.errors import ConfigError
+from devdigest.window import resolve_tz
+
+REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Rule(_Strict):
+    """Matching rules shared by categories and focus areas."""
+
+    name: str
+    name_zh: str | None = None
+    labels: list[str] = Field(default_factory=list)
+    title_tags: list[str] = Field(default_factory=list)  # without brackets: "ROCm" matches "[ROCm]"
+    keywords: list[str] = Field(default_factory=list)
+    authors: list[str] = Field(default_factory=list)  # explicit opt-in lists, never inferred
+
+    def display(self, lang: str) -> str:
+        return self.name_zh if lang == "zh" and self.name_zh else self.name
+
+
+class LLMSettings(_Strict):
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    model: str | None = None
+    temperature: float = 0.2
+    max_concurrency: int = Field(4, ge=1, le=64)
+    token_budget: int = Field(120_000, ge=1000)  # prompt + completion tokens per report
+    timeout: float = Field(120.0, gt=0)
+    price_prompt_per_m: float | None = None  # USD per million prompt tokens
+    price_completion_per_m: float | None = None
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url and self.model)
+
+
+class Project(_Strict):
+    repo: str
+    name: str | None = None
+    tz: str = "UTC"
+    focus: list[Rule] = Field(default_factory=list)
+    categories: list[Rule] | None = None  # None: the built-in categories
+    llm: LLMSettings | None = None
+
+    @field_validator("repo")
+    @classmethod
+    def _repo_shape(cls, value: str) -> str:
+        if not REPO_RE.match(value):
+            raise ValueError("must look like OWNER/NAME")
+        return value
+
+    @field_validator("tz")
+    @classmethod
+    def _known_tz(cls, value: str) -> str:
+        resolve_tz(value)
+        return value
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.repo.split("/", 1)[1]
+
+
+class Config(_Strict):
+    db: str = Field(default_factory=lambda: str(default_db_path()))
+    github_api_url: str = "https://api.github.com"
+    github_token: SecretStr | None = None
+    out: str = "reports"
+    site_out: str = "site"
+    projects: list[Project] = Field(default_factory=list)
+    categories: list[Rule] = Field(default_factory=list)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    source: str | None = None  # the devdigest.toml that was read, if any
+
+    def project(self, repo: str) -> Project:
+        """The configured project for ``repo``, else a built-in preset, else a bare project."""
+        for project in self.projects + _presets():
+            if project.repo.lower() == repo.lower():
+                return project
+        if not REPO_RE.match(repo):
+            raise ConfigError(
+                f"bad repository {repo!r}: write it as OWNER/NAME, e.g. vllm-project/vllm"
+            )
+        return Project(repo=repo)
+
+    def categories_for(self, project: Project) -> list[Rule]:
+        return project.categories if project.categories is not None else self.categories
+
+    def llm_for(self, project: Project) -> LLMSettings:
+        """Global LLM settings overlaid by the project's own."""
+        if project.llm is None:
+            return self.llm
+        return self.llm.model_copy(update=project.llm.model_dump(exclude_unset=True))
+
+    def redacted(self) -> dict[str, Any]:
+        """The effective configuration with secrets replaced, for ``config show``."""
+        return self.model_dump(mode="json")  # SecretStr dumps as "**********"
+
+
+def default_db_path() -> Path:
+    return Path(platformdirs.user_data_dir("devdigest")) / "devdigest.sqlite3"
+
+
+def _defaults() -> dict[str, Any]:
+    return tomllib.loads(files("devdigest").joinpath("defaults.toml").read_text("utf-8"))
+
+
+def _presets() -> list[Project]:
+    return [Project(**preset) for preset in _defaults().get("presets", [])]
+
+
+def find_config_file(explicit: str | None, env: Mapping[str, str]) -> Path | None:
+    """``--config``, ``DEVDIGEST_CONFIG``, ``./devdigest.toml``, then the user config dir."""
+    chosen = explicit or env.get("DEVDIGEST_CONFIG")
+    if chosen:
+        path = Path(chosen).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"config file {path} not found: fix --config or DEVDIGEST_CONFIG")
+        return path
+    for path in (
+        Path("devdigest.toml"),
+        Path(platformdirs.user_config_dir("devdigest")) / "devdigest.toml",
+    ):
+        if path.is_file():
+            return path
+    return None
+
+
+_ENV = {  # setting → environment variables, first found wins
+    "db": ("DEVDIGEST_DB",),
+    "github_api_url": ("DEVDIGEST_GITHUB_API_URL",),
+    "github_token": ("DEVDIGEST_GITHUB_TOKEN", "GITHUB_TOKEN"),
+    "out": ("DEVDIGEST_OUT",),
+}
+_LLM_ENV = {
+    "base_url": ("DEVDIGEST_LLM_BASE_URL", "OPENAI_BASE_URL"),
+    "api_key": ("DEVDIGEST_LLM_API_KEY", "OPENAI_API_KEY"),
+    "model": ("DEVDIGEST_LLM_MODEL", "OPENAI_MODEL"),
+}
+
+
+def _from_env(table: Mapping[str, tuple[str, ...]], env: Mapping[str, str]) -> dict[str, str]:
+    found = {}
+    for key, names in table.items():
+        value = next((env[n] for n in names if env.get(n)), None)
+        if value is not None:
+            found[key] = value
+    return found
+
+
+def load_config(
+    path: str | None = None,
+    flags: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Config:
+    """Merge defaults, file, environment and flags; every problem is reported in one error."""
+    env = os.environ if env is None else env
+    file = find_config_file(path, env)
+    data: dict[str, Any] = {"categories": _defaults()["categories"]}
+    if file:
+        try:
+            data |= tomllib.loads(file.read_text("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(
+                f"{file}: not valid TOML ({exc}); fix the file or pass --config"
+            ) from exc
+        data["source"] = str(file)
+    data |= _from_env(_ENV, env)
+    llm = dict(data.get("llm") or {}) | _from_env(_LLM_ENV, env)
+    data["llm"] = llm
+    data |= {k: v for k, v in (flags or {}).items() if v is not None}
+    try:
+        config = Config(**data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'config'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        where = file or "settings"
+        raise ConfigError(f"invalid configuration in {where}: {problems}") from exc
+    config.github_api_url = config.github_api_url.rstrip("/")
+    return config

@@ -1,0 +1,1 @@
+"""GitHub ingestion: the only code that talks to GitHub."""

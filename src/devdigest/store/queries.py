@@ -1,0 +1,424 @@
+"""Store access: upserts, watermarks, HTTP cache, window queries, reports, LLM cache."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Engine
+
+from devdigest.errors import StoreError
+from devdigest.models import COUNT_KEYS, CommentRecord, DailyReport, ItemRecord, SyncStats
+from devdigest.store import schema as t
+
+_ITEM_FIELDS = [f.name for f in fields(ItemRecord)]
+_COMMENT_FIELDS = [f.name for f in fields(CommentRecord)]
+
+
+def database_url(db: str) -> str:
+    """A SQLAlchemy URL from ``--db``: a URL is kept, a path becomes ``sqlite:///PATH``."""
+    if "://" in db:
+        return db
+    path = Path(db).expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{path}"
+
+
+def open_store(db: str) -> Store:
+    """Open (and migrate) the store at a path or SQLAlchemy URL."""
+    url = database_url(db)
+    try:
+        engine = sa.create_engine(url, future=True)
+        if engine.dialect.name == "sqlite":
+            sa.event.listen(engine, "connect", _sqlite_pragmas)
+        with engine.begin() as conn:
+            t.migrate(conn)
+    except (sa.exc.SQLAlchemyError, ImportError, OSError) as exc:
+        raise StoreError(
+            f"cannot open the database {_redact(url)}: {exc.__class__.__name__}: "
+            f"{str(exc).splitlines()[0]}; check --db / DEVDIGEST_DB"
+        ) from exc
+    return Store(engine)
+
+
+def _redact(url: str) -> str:
+    return sa.engine.make_url(url).render_as_string(hide_password=True)
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cursor = dbapi_conn.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+class Store:
+    """All reads and writes of the database."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """One unit of work: a page of rows and its checkpoint commit together."""
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        except sa.exc.SQLAlchemyError as exc:
+            raise StoreError(f"database write failed: {str(exc).splitlines()[0]}") from exc
+
+    # --- repos -----------------------------------------------------------------------------
+
+    def repo_id(self, full_name: str, conn: Connection | None = None, create: bool = True) -> int:
+        """The id of ``owner/name``, created on first use (``create=False``: -1 if unknown)."""
+        key = full_name.lower()
+        with self._conn(conn) as c:
+            row = c.execute(sa.select(t.repos.c.id).where(t.repos.c.full_name == key)).first()
+            if row:
+                return row.id
+            if not create:
+                return -1
+            c.execute(t.repos.insert().values(full_name=key, created_at=datetime.now(UTC)))
+            return c.execute(sa.select(t.repos.c.id).where(t.repos.c.full_name == key)).scalar_one()
+
+    def repos(self) -> list[str]:
+        with self.engine.connect() as c:
+            return [
+                r.full_name
+                for r in c.execute(sa.select(t.repos.c.full_name).order_by(t.repos.c.full_name))
+            ]
+
+    @contextmanager
+    def _conn(self, conn: Connection | None) -> Iterator[Connection]:
+        if conn is not None:
+            yield conn
+        else:
+            with self.transaction() as c:
+                yield c
+
+    # --- upserts ---------------------------------------------------------------------------
+
+    def _insert(self, table: sa.Table) -> Any:
+        return (postgresql.insert if self.engine.dialect.name == "postgresql" else sqlite.insert)(
+            table
+        )
+
+    def _upsert(
+        self, conn: Connection, table: sa.Table, rows: list[dict], keys: Sequence[str]
+    ) -> None:
+        """Insert rows; on conflict update only if the incoming ``updated_at`` is newer or equal."""
+        if not rows:
+            return
+        stmt = self._insert(table)
+        changed = {c.name: stmt.excluded[c.name] for c in table.columns if c.name not in keys}
+        stmt = stmt.on_conflict_do_update(
+            index_elements=list(keys),
+            set_=changed,
+            where=stmt.excluded.updated_at >= table.c.updated_at,
+        )
+        conn.execute(stmt, rows)
+
+    def upsert_items(self, conn: Connection, repo_id: int, records: Iterable[ItemRecord]) -> int:
+        rows = {}
+        for rec in records:  # last one wins within a page, as the page is newest first
+            row = asdict(rec)
+            row["github_id"] = row.pop("id")
+            rows.setdefault(rec.number, row | {"repo_id": repo_id})
+        self._upsert(conn, t.items, list(rows.values()), ("repo_id", "number"))
+        return len(rows)
+
+    def upsert_comments(
+        self, conn: Connection, repo_id: int, records: Iterable[CommentRecord]
+    ) -> int:
+        rows = {}
+        for rec in records:
+            rows.setdefault((rec.kind, rec.id), asdict(rec) | {"repo_id": repo_id})
+        self._upsert(conn, t.comments, list(rows.values()), ("repo_id", "kind", "id"))
+        return len(rows)
+
+    # --- sync bookkeeping ------------------------------------------------------------------
+
+    def watermark(self, repo_id: int, resource: str) -> datetime | None:
+        with self.engine.connect() as c:
+            return c.execute(
+                sa.select(t.sync_state.c.watermark).where(
+                    t.sync_state.c.repo_id == repo_id, t.sync_state.c.resource == resource
+                )
+            ).scalar_one_or_none()
+
+    def set_watermark(self, conn: Connection, repo_id: int, resource: str, value: datetime) -> None:
+        stmt = self._insert(t.sync_state).values(
+            repo_id=repo_id, resource=resource, watermark=value
+        )
+        conn.execute(
+            stmt.on_conflict_do_update(
+                index_elements=["repo_id", "resource"], set_={"watermark": value}
+            )
+        )
+
+    def http_validators(self, url: str, token_fp: str) -> tuple[str | None, str | None]:
+        with self.engine.connect() as c:
+            row = c.execute(
+                sa.select(t.http_cache.c.etag, t.http_cache.c.last_modified).where(
+                    t.http_cache.c.url == url, t.http_cache.c.token_fp == token_fp
+                )
+            ).first()
+        return (row.etag, row.last_modified) if row else (None, None)
+
+    def save_http_validators(
+        self, conn: Connection, url: str, token_fp: str, etag: str | None, last_modified: str | None
+    ) -> None:
+        values = {"etag": etag, "last_modified": last_modified}
+        stmt = self._insert(t.http_cache).values(url=url, token_fp=token_fp, **values)
+        conn.execute(stmt.on_conflict_do_update(index_elements=["url", "token_fp"], set_=values))
+
+    def record_sync_run(self, repo_id: int, stats: SyncStats, status: str) -> None:
+        with self.transaction() as c:
+            c.execute(
+                t.sync_runs.insert().values(
+                    repo_id=repo_id,
+                    started_at=stats.started_at or datetime.now(UTC),
+                    finished_at=stats.finished_at,
+                    status=status,
+                    requests=stats.requests,
+                    not_modified=stats.not_modified,
+                    retried=stats.retried,
+                    slept_seconds=stats.slept_seconds,
+                    items=stats.items,
+                    comments=stats.comments,
+                )
+            )
+
+    def last_sync(self, repo: str) -> dict | None:
+        """The newest finished sync run of ``repo`` (``None`` if never synced)."""
+        with self.engine.connect() as c:
+            row = (
+                c.execute(
+                    sa.select(t.sync_runs)
+                    .join(t.repos)
+                    .where(t.repos.c.full_name == repo.lower())
+                    .order_by(t.sync_runs.c.id.desc())
+                    .limit(1)
+                )
+                .mappings()
+                .first()
+            )
+        return dict(row) if row else None
+
+    # --- window queries --------------------------------------------------------------------
+
+    def window_numbers(self, repo: str, start: datetime, end: datetime) -> dict[str, list[int]]:
+        """Item numbers behind the five counts (DESIGN §4), ascending."""
+        return {
+            key: [it.number for it in items]
+            for key, items in self.window_items(repo, start, end).items()
+        }
+
+    def window_items(
+        self, repo: str, start: datetime, end: datetime
+    ) -> dict[str, list[ItemRecord]]:
+        """The items behind the five counts, each list ordered by number."""
+        i = t.items.c
+        in_window = lambda col: sa.and_(col >= start, col < end)  # noqa: E731
+        closed = sa.and_(i.state == "closed", in_window(i.closed_at))
+        where = {
+            "new_issues": sa.and_(~i.is_pr, in_window(i.created_at)),
+            "closed_issues": sa.and_(~i.is_pr, closed),
+            "new_prs": sa.and_(i.is_pr, in_window(i.created_at)),
+            "merged_prs": sa.and_(i.is_pr, in_window(i.merged_at)),
+            "closed_unmerged_prs": sa.and_(i.is_pr, closed, i.merged_at.is_(None)),
+        }
+        repo_id = self.repo_id(repo, create=False)
+        result: dict[str, list[ItemRecord]] = {}
+        with self.engine.connect() as c:
+            for key in COUNT_KEYS:
+                rows = c.execute(
+                    sa.select(t.items).where(i.repo_id == repo_id, where[key]).order_by(i.number)
+                )
+                result[key] = [_item(r) for r in rows.mappings()]
+        return result
+
+    def items_updated(
+        self, repo: str, start: datetime, end: datetime | None = None
+    ) -> list[ItemRecord]:
+        """Items whose ``updated_at`` is in ``[start, end)`` (touched in a window)."""
+        i = t.items.c
+        cond = [i.repo_id == self.repo_id(repo, create=False), i.updated_at >= start]
+        if end is not None:
+            cond.append(i.updated_at < end)
+        with self.engine.connect() as c:
+            return [
+                _item(r)
+                for r in c.execute(sa.select(t.items).where(*cond).order_by(i.number)).mappings()
+            ]
+
+    def items_by_number(self, repo: str, numbers: Iterable[int]) -> dict[int, ItemRecord]:
+        wanted = sorted(set(numbers))
+        i = t.items.c
+        repo_id = self.repo_id(repo, create=False)
+        out: dict[int, ItemRecord] = {}
+        with self.engine.connect() as c:
+            for chunk in _chunks(wanted, 500):
+                rows = c.execute(
+                    sa.select(t.items).where(i.repo_id == repo_id, i.number.in_(chunk))
+                )
+                out.update({r["number"]: _item(r) for r in rows.mappings()})
+        return out
+
+    def items_created(self, repo: str, start: datetime, end: datetime) -> list[ItemRecord]:
+        i = t.items.c
+        with self.engine.connect() as c:
+            rows = c.execute(
+                sa.select(t.items)
+                .where(
+                    i.repo_id == self.repo_id(repo, create=False),
+                    i.created_at >= start,
+                    i.created_at < end,
+                )
+                .order_by(i.number)
+            )
+            return [_item(r) for r in rows.mappings()]
+
+    def comments_between(self, repo: str, start: datetime, end: datetime) -> list[CommentRecord]:
+        """Comments, review comments and reviews created in ``[start, end)``, oldest first."""
+        c_ = t.comments.c
+        with self.engine.connect() as c:
+            rows = c.execute(
+                sa.select(t.comments)
+                .where(
+                    c_.repo_id == self.repo_id(repo, create=False),
+                    c_.created_at >= start,
+                    c_.created_at < end,
+                )
+                .order_by(c_.created_at, c_.id)
+            )
+            return [_comment(r) for r in rows.mappings()]
+
+    def comments_for(
+        self, repo: str, numbers: Iterable[int], until: datetime
+    ) -> dict[int, list[CommentRecord]]:
+        """Every stored comment on ``numbers`` created before ``until``, oldest first."""
+        c_ = t.comments.c
+        repo_id = self.repo_id(repo, create=False)
+        out: dict[int, list[CommentRecord]] = {}
+        with self.engine.connect() as c:
+            for chunk in _chunks(sorted(set(numbers)), 500):
+                rows = c.execute(
+                    sa.select(t.comments)
+                    .where(c_.repo_id == repo_id, c_.number.in_(chunk), c_.created_at < until)
+                    .order_by(c_.created_at, c_.id)
+                )
+                for r in rows.mappings():
+                    out.setdefault(r["number"], []).append(_comment(r))
+        return out
+
+    def authors_seen_before(self, repo: str, logins: Iterable[str], before: datetime) -> set[str]:
+        """Which of ``logins`` opened an item or wrote a comment before ``before``."""
+        wanted = sorted(set(logins))
+        repo_id = self.repo_id(repo, create=False)
+        seen: set[str] = set()
+        with self.engine.connect() as c:
+            for chunk in _chunks(wanted, 500):
+                for table in (t.items, t.comments):
+                    rows = c.execute(
+                        sa.select(table.c.author)
+                        .distinct()
+                        .where(
+                            table.c.repo_id == repo_id,
+                            table.c.author.in_(chunk),
+                            table.c.created_at < before,
+                        )
+                    )
+                    seen.update(r.author for r in rows)
+        return seen
+
+    def earliest_activity(self, repo: str) -> datetime | None:
+        """When the stored history of ``repo`` begins (oldest created item)."""
+        with self.engine.connect() as c:
+            return c.execute(
+                sa.select(sa.func.min(t.items.c.created_at)).where(
+                    t.items.c.repo_id == self.repo_id(repo, create=False)
+                )
+            ).scalar_one_or_none()
+
+    # --- reports ---------------------------------------------------------------------------
+
+    def save_report(self, report: DailyReport) -> None:
+        values = {
+            "window_start": report.window.start,
+            "window_end": report.window.end,
+            "tz": report.window.tz,
+            "lang": report.lang,
+            "local_date": report.date,
+            "writer": report.provenance.writer,
+            "report": report.model_dump_json(),
+            "created_at": datetime.now(UTC),
+        }
+        with self.transaction() as c:
+            repo_id = self.repo_id(report.repo, c)
+            stmt = self._insert(t.reports).values(repo_id=repo_id, **values)
+            c.execute(
+                stmt.on_conflict_do_update(
+                    index_elements=["repo_id", "window_start", "window_end", "lang"], set_=values
+                )
+            )
+
+    def reports(self, repo: str | None = None) -> list[DailyReport]:
+        """Stored reports (all repos, or one), oldest first."""
+        query = (
+            sa.select(t.reports.c.report)
+            .join(t.repos)
+            .order_by(t.repos.c.full_name, t.reports.c.window_start, t.reports.c.lang)
+        )
+        if repo:
+            query = query.where(t.repos.c.full_name == repo.lower())
+        with self.engine.connect() as c:
+            return [DailyReport.model_validate_json(r.report) for r in c.execute(query)]
+
+    # --- LLM cache -------------------------------------------------------------------------
+
+    def llm_cached(self, key: str) -> dict | None:
+        with self.engine.connect() as c:
+            row = (
+                c.execute(sa.select(t.llm_cache).where(t.llm_cache.c.key == key)).mappings().first()
+            )
+        return dict(row) if row else None
+
+    def save_llm(
+        self, key: str, model: str, response: Any, prompt_tokens: int, completion_tokens: int
+    ) -> None:
+        values = {
+            "model": model,
+            "response": json.dumps(response, ensure_ascii=False),
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "created_at": datetime.now(UTC),
+        }
+        with self.transaction() as c:
+            stmt = self._insert(t.llm_cache).values(key=key, **values)
+            c.execute(stmt.on_conflict_do_update(index_elements=["key"], set_=values))
+
+
+def _chunks(values: list, size: int) -> Iterator[list]:
+    for k in range(0, len(values), size):
+        yield values[k : k + size]
+
+
+def _item(row: Any) -> ItemRecord:
+    data = {name: row[name] for name in _ITEM_FIELDS if name != "id"}
+    return ItemRecord(id=row["github_id"], **data)
+
+
+def _comment(row: Any) -> CommentRecord:
+    return CommentRecord(**{name: row[name] for name in _COMMENT_FIELDS})

@@ -1,0 +1,178 @@
+"""Tables (SQLAlchemy Core) and ordered, named migrations. Portable SQLite/PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+
+class UTCDateTime(sa.types.TypeDecorator):
+    """Aware UTC datetimes in Python; naive UTC in the database (sorts and compares everywhere)."""
+
+    impl = sa.DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the store; pass an aware UTC datetime")
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=UTC)
+
+
+metadata = sa.MetaData()
+
+repos = sa.Table(
+    "repos",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("full_name", sa.String(200), nullable=False, unique=True),
+    sa.Column("github_id", sa.BigInteger),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
+items = sa.Table(
+    "items",
+    metadata,
+    sa.Column("repo_id", sa.Integer, sa.ForeignKey("repos.id"), primary_key=True),
+    sa.Column("number", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("github_id", sa.BigInteger, nullable=False),
+    sa.Column("is_pr", sa.Boolean, nullable=False),
+    sa.Column("title", sa.Text, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("author", sa.String(100), nullable=False),
+    sa.Column("author_type", sa.String(20), nullable=False),
+    sa.Column("author_association", sa.String(40), nullable=False),
+    sa.Column("state", sa.String(10), nullable=False),
+    sa.Column("state_reason", sa.String(30)),
+    sa.Column("draft", sa.Boolean, nullable=False),
+    sa.Column("labels", sa.JSON, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.Column("closed_at", UTCDateTime),
+    sa.Column("merged_at", UTCDateTime),
+    sa.Column("comments", sa.Integer, nullable=False),
+    sa.Column("reactions", sa.Integer, nullable=False),
+    sa.Column("html_url", sa.Text, nullable=False),
+    sa.Index("ix_items_created", "repo_id", "created_at"),
+    sa.Index("ix_items_closed", "repo_id", "closed_at"),
+    sa.Index("ix_items_merged", "repo_id", "merged_at"),
+    sa.Index("ix_items_updated", "repo_id", "updated_at"),
+)
+
+comments = sa.Table(
+    "comments",
+    metadata,
+    sa.Column("repo_id", sa.Integer, sa.ForeignKey("repos.id"), primary_key=True),
+    sa.Column("kind", sa.String(20), primary_key=True),
+    sa.Column("id", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("number", sa.Integer, nullable=False),
+    sa.Column("author", sa.String(100), nullable=False),
+    sa.Column("author_type", sa.String(20), nullable=False),
+    sa.Column("author_association", sa.String(40), nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.Column("review_state", sa.String(30)),
+    sa.Column("path", sa.Text),
+    sa.Column("reactions", sa.Integer, nullable=False),
+    sa.Column("html_url", sa.Text, nullable=False),
+    sa.Index("ix_comments_item", "repo_id", "number"),
+    sa.Index("ix_comments_created", "repo_id", "created_at"),
+    sa.Index("ix_comments_author", "repo_id", "author"),
+)
+
+sync_state = sa.Table(
+    "sync_state",
+    metadata,
+    sa.Column("repo_id", sa.Integer, sa.ForeignKey("repos.id"), primary_key=True),
+    sa.Column("resource", sa.String(40), primary_key=True),
+    sa.Column("watermark", UTCDateTime, nullable=False),
+)
+
+http_cache = sa.Table(
+    "http_cache",
+    metadata,
+    sa.Column("url", sa.Text, primary_key=True),
+    sa.Column("token_fp", sa.String(16), primary_key=True),
+    sa.Column("etag", sa.Text),
+    sa.Column("last_modified", sa.Text),
+)
+
+sync_runs = sa.Table(
+    "sync_runs",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("repo_id", sa.Integer, sa.ForeignKey("repos.id"), nullable=False),
+    sa.Column("started_at", UTCDateTime, nullable=False),
+    sa.Column("finished_at", UTCDateTime),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("requests", sa.Integer, nullable=False, default=0),
+    sa.Column("not_modified", sa.Integer, nullable=False, default=0),
+    sa.Column("retried", sa.Integer, nullable=False, default=0),
+    sa.Column("slept_seconds", sa.Float, nullable=False, default=0.0),
+    sa.Column("items", sa.Integer, nullable=False, default=0),
+    sa.Column("comments", sa.Integer, nullable=False, default=0),
+)
+
+reports = sa.Table(
+    "reports",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("repo_id", sa.Integer, sa.ForeignKey("repos.id"), nullable=False),
+    sa.Column("window_start", UTCDateTime, nullable=False),
+    sa.Column("window_end", UTCDateTime, nullable=False),
+    sa.Column("tz", sa.String(64), nullable=False),
+    sa.Column("lang", sa.String(8), nullable=False),
+    sa.Column("local_date", sa.String(10), nullable=False),
+    sa.Column("writer", sa.String(20), nullable=False),
+    sa.Column("report", sa.Text, nullable=False),  # DailyReport JSON
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.UniqueConstraint("repo_id", "window_start", "window_end", "lang", name="uq_reports_window"),
+)
+
+llm_cache = sa.Table(
+    "llm_cache",
+    metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("model", sa.String(200), nullable=False),
+    sa.Column("response", sa.Text, nullable=False),
+    sa.Column("prompt_tokens", sa.Integer, nullable=False),
+    sa.Column("completion_tokens", sa.Integer, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
+schema_migrations = sa.Table(
+    "schema_migrations",
+    metadata,
+    sa.Column("name", sa.String(100), primary_key=True),
+    sa.Column("applied_at", UTCDateTime, nullable=False),
+)
+
+
+def _initial(conn: Connection) -> None:
+    metadata.create_all(conn)
+
+
+# Ordered, named steps; append new ones, never edit an applied one.
+MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [("0001_initial", _initial)]
+
+
+def migrate(conn: Connection) -> list[str]:
+    """Apply the pending migrations in order; returns the names applied."""
+    schema_migrations.create(conn, checkfirst=True)
+    done = {row.name for row in conn.execute(sa.select(schema_migrations.c.name))}
+    applied = []
+    for name, step in MIGRATIONS:
+        if name in done:
+            continue
+        step(conn)
+        conn.execute(schema_migrations.insert().values(name=name, applied_at=datetime.now(UTC)))
+        applied.append(name)
+    return applied

@@ -1,0 +1,157 @@
+"""Report windows: half-open ``[start, end)`` in UTC. All time zone logic lives here."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from devdigest.errors import ConfigError
+
+_DURATION = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def resolve_tz(name: str | None) -> ZoneInfo:
+    """A time zone by IANA name (``Asia/Shanghai``); ``None`` or ``UTC`` means UTC."""
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigError(
+            f"unknown time zone {name!r}: use an IANA name such as Asia/Shanghai or UTC"
+        ) from exc
+
+
+def parse_duration(text: str) -> timedelta:
+    """``24h``, ``2d``, ``90m``, ``1w`` → timedelta."""
+    match = _DURATION.match(text)
+    if not match or int(match.group(1)) == 0:
+        raise ConfigError(
+            f"bad duration {text!r}: write a positive number and a unit, e.g. 24h or 2d"
+        )
+    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+
+
+def parse_instant(text: str, tz: tzinfo = UTC) -> datetime:
+    """An ISO 8601 time; a naive time is read in ``tz``. Returned in UTC."""
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ConfigError(f"bad time {text!r}: use ISO 8601, e.g. 2026-03-12T03:24:00Z") from exc
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=tz)
+    return value.astimezone(UTC)
+
+
+def utc_offset_label(moment: datetime, tz: tzinfo) -> str:
+    """``UTC+8``, ``UTC-4``, ``UTC+5:30`` or ``UTC`` for ``moment`` in ``tz``."""
+    offset = moment.astimezone(tz).utcoffset() or timedelta(0)
+    minutes = int(offset.total_seconds() // 60)
+    if minutes == 0:
+        return "UTC"
+    sign = "+" if minutes > 0 else "-"
+    hours, rest = divmod(abs(minutes), 60)
+    return f"UTC{sign}{hours}" + (f":{rest:02d}" if rest else "")
+
+
+def format_local(moment: datetime, tz: tzinfo) -> str:
+    """``2026-03-12 11:24 (UTC+8)``."""
+    return f"{moment.astimezone(tz):%Y-%m-%d %H:%M} ({utc_offset_label(moment, tz)})"
+
+
+@dataclass(frozen=True)
+class Window:
+    """A half-open interval ``[start, end)``; ``start``/``end`` are aware UTC datetimes."""
+
+    start: datetime
+    end: datetime
+    tz: str = "UTC"
+
+    def __post_init__(self) -> None:
+        if self.start.tzinfo is None or self.end.tzinfo is None:
+            raise ConfigError("window bounds must carry a time zone")
+        if self.end <= self.start:
+            raise ConfigError(
+                f"empty window: end {self.end:%Y-%m-%dT%H:%MZ} is not after start "
+                f"{self.start:%Y-%m-%dT%H:%MZ}; swap --since and --until"
+            )
+        object.__setattr__(self, "start", self.start.astimezone(UTC))
+        object.__setattr__(self, "end", self.end.astimezone(UTC))
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return resolve_tz(self.tz)
+
+    def contains(self, moment: datetime | None) -> bool:
+        return moment is not None and self.start <= moment < self.end
+
+    @property
+    def label(self) -> str:
+        """``2026-03-12 11:24 (UTC+8) ~ 2026-03-13 11:24 (UTC+8)``."""
+        return f"{format_local(self.start, self.zone)} ~ {format_local(self.end, self.zone)}"
+
+    @property
+    def local_date(self) -> date:
+        """The calendar date of the start in the window's time zone (names report files)."""
+        return self.start.astimezone(self.zone).date()
+
+    @property
+    def duration(self) -> timedelta:
+        return self.end - self.start
+
+    def previous(self, days: int = 1) -> Window:
+        """The window of the same length ending where this one starts (shifted by whole days)."""
+        return Window(self.start - timedelta(days=days), self.end - timedelta(days=days), self.tz)
+
+    def to_json(self) -> dict[str, str]:
+        return {"start": iso_z(self.start), "end": iso_z(self.end), "tz": self.tz}
+
+
+def iso_z(moment: datetime) -> str:
+    """``2026-03-12T03:24:00Z``."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def day_window(day: date, tz: str) -> Window:
+    """The calendar day ``day`` in ``tz`` (23 or 25 hours long across a DST change)."""
+    zone = resolve_tz(tz)
+    start = datetime.combine(day, time(0), tzinfo=zone)
+    end = datetime.combine(day + timedelta(days=1), time(0), tzinfo=zone)
+    return Window(start, end, tz)
+
+
+def build_window(
+    *,
+    now: datetime,
+    tz: str | None = None,
+    on_date: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    last: str | None = None,
+) -> Window:
+    """The window described by CLI-style options; exactly one style may be used.
+
+    ``--date D`` (a calendar day in ``tz``), ``--since``/``--until`` (``until`` defaults to
+    now), or ``--last 24h`` (ending now). With none of them: the last 24 hours.
+    """
+    tz = tz or "UTC"
+    zone = resolve_tz(tz)
+    styles = [
+        name for name, value in (("--date", on_date), ("--since", since), ("--last", last)) if value
+    ]
+    if len(styles) > 1:
+        raise ConfigError(f"choose one of {', '.join(styles)} to describe the window")
+    if until and not since:
+        raise ConfigError("--until needs --since")
+    if on_date:
+        try:
+            day = date.fromisoformat(on_date)
+        except ValueError as exc:
+            raise ConfigError(f"bad --date {on_date!r}: use YYYY-MM-DD") from exc
+        return day_window(day, tz)
+    if since:
+        end = parse_instant(until, zone) if until else now
+        return Window(parse_instant(since, zone), end, tz)
+    length = parse_duration(last or "24h")
+    return Window(now - length, now, tz)
