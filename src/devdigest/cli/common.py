@@ -1,0 +1,44 @@
+"""Options and helpers shared by commands."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import click
+
+from devdigest.window import Window, build_window
+
+
+def window_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--date/--since/--until/--last/--tz``: the window of a command."""
+    options = [
+        click.option("--date", "on_date", metavar="YYYY-MM-DD", help="A calendar day in --tz."),
+        click.option("--since", metavar="ISO", help="Window start (ISO 8601)."),
+        click.option("--until", metavar="ISO", help="Window end, exclusive (default: now)."),
+        click.option("--last", metavar="DURATION", help="Window ending now, e.g. 24h (default)."),
+        click.option("--tz", metavar="ZONE", help="IANA time zone for display and --date."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def window_from_options(
+    default_tz: str,
+    on_date: str | None,
+    since: str | None,
+    until: str | None,
+    last: str | None,
+    tz: str | None,
+    now: datetime | None = None,
+) -> Window:
+    return build_window(
+        now=now or datetime.now(UTC),
+        tz=tz or default_tz,
+        on_date=on_date,
+        since=since,
+        until=until,
+        last=last,
+    )
