@@ -83,8 +83,14 @@ class Config(_Strict):
     db: str = Field(default_factory=lambda: str(default_db_path()))
     github_api_url: str = "https://api.github.com"
     github_token: SecretStr | None = None
+    github_rate_reserve: int = Field(50, ge=0)  # below this many requests left, wait for reset
+    github_max_tries: int = Field(6, ge=1, le=20)  # per request, for 5xx, resets and limits
     out: str = "reports"
     site_out: str = "site"
+    # Day pages of the site: {owner} {repo} {date} {year} {month} {lang} {lang_suffix}, where
+    # lang_suffix is "" for site_lang and ".LANG" otherwise (2026-03-12.html, 2026-03-12.en.html).
+    site_path_pattern: str = "{owner}/{repo}/{date}{lang_suffix}.html"
+    site_lang: str = "zh"  # the site's main language: no path suffix, used for home/project pages
     projects: list[Project] = Field(default_factory=list)
     categories: list[Rule] = Field(default_factory=list)
     llm: LLMSettings = Field(default_factory=LLMSettings)

@@ -83,6 +83,7 @@ class SyncStats:
     slept_seconds: float = 0.0
     items: int = 0
     comments: int = 0
+    reviews: int = 0
     started_at: datetime | None = None
     finished_at: datetime | None = None
     notes: list[str] = field(default_factory=list)
@@ -180,6 +181,9 @@ class ActivityFigures(BaseModel):
     merges_measured: int = 0
     bots_excluded: list[str] = Field(default_factory=list)
     bot_events: int = 0
+    # "association": GitHub's FIRST_TIME_CONTRIBUTOR/FIRST_TIMER marks only; "association+history":
+    # also authors with no stored activity before the window (the store covers ≥ 30 days)
+    first_time_basis: str = "association"
 
 
 class AppendixItem(BaseModel):

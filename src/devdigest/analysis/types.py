@@ -55,6 +55,7 @@ class ChangeCandidate:
     linked: list[int]
     reviews: int
     comments: list[CommentRecord] = field(default_factory=list)  # its discussion, all time
+    nearly_merged: bool = False  # open, approved in the window, no outstanding change request
 
 
 @dataclass
@@ -65,6 +66,12 @@ class WatchCandidate:
     signals: list[str]  # crash, hang, OOM, wrong output, regression, security…
     score: float
     comments: list[CommentRecord] = field(default_factory=list)
+    severity: list[str] = field(default_factory=list)  # the severity words found, verbatim
+    breadth: list[str] = field(default_factory=list)  # popular models / hardware named
+    bug_like: bool = False  # label bug, a [Bug] title tag, or a severity word
+    window_comments: int = 0  # in-window human comments and reviews
+    participants: int = 0  # distinct humans who wrote in the window
+    reactions: int = 0
 
 
 @dataclass

@@ -1,7 +1,161 @@
-"""CLI commands (being written)."""
+"""``devdigest sync`` and ``devdigest stats``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
 
 import click
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from devdigest.cli import AppContext
+from devdigest.cli.common import window_from_options, window_options
+from devdigest.config import Config
+from devdigest.errors import ConfigError
+from devdigest.github import sync as gh
+from devdigest.models import COUNT_KEYS, SyncStats
+from devdigest.store import Store, open_store
+from devdigest.window import Window, parse_instant
+
+LABELS = {
+    "new_issues": "new issues",
+    "closed_issues": "closed issues",
+    "new_prs": "new PRs",
+    "merged_prs": "merged PRs",
+    "closed_unmerged_prs": "PRs closed without merge",
+}
+RESOURCE_LABELS = {
+    "issues": "issues and PRs",
+    "issue_comments": "issue comments",
+    "review_comments": "review comments",
+}
+
+
+@contextmanager
+def sync_progress() -> Iterator[gh.Progress]:
+    """A rich progress display on stderr, silent when stderr is not a terminal."""
+    console = Console(stderr=True)
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
+        tasks: dict[str, int] = {}
+
+        def update(resource: str, rows: int) -> None:
+            label = RESOURCE_LABELS.get(resource, resource)
+            if resource not in tasks:
+                tasks[resource] = bar.add_task(label, total=None)
+            bar.update(tasks[resource], description=f"{label}: {rows}")
+
+        yield update
+
+
+def summary_line(repo: str, stats: SyncStats) -> str:
+    return (
+        f"synced {repo}: {stats.items} items, {stats.comments} comments, "
+        f"{stats.reviews} reviews; {stats.requests} requests, {stats.not_modified} not modified "
+        f"(304), {stats.retried} retried, {stats.slept_seconds:.0f}s waited"
+    )
+
+
+def _anonymous_note(config: Config) -> None:
+    if config.github_token is None:
+        click.echo(
+            "note: no GITHUB_TOKEN set: working within GitHub's anonymous limit of 60 "
+            "requests/hour (waiting for resets when it runs low); set GITHUB_TOKEN for 5000/hour",
+            err=True,
+        )
+
+
+@contextmanager
+def _store(config: Config) -> Iterator[Store]:
+    store = open_store(config.db)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+@click.command("sync")
+@click.argument("repo")
+@click.option("--since", metavar="ISO", help="Fetch changes since this time (ISO 8601).")
+@click.option("--days", type=click.IntRange(min=1), help="Fetch changes of the last N days.")
+@click.option("--no-wait", is_flag=True, help="Stop instead of waiting for a rate limit reset.")
+@click.pass_obj
+def sync_command(
+    app: AppContext, repo: str, since: str | None, days: int | None, no_wait: bool
+) -> None:
+    """Mirror REPO (OWNER/NAME) incrementally: default since the last sync, or 2 days."""
+    config = app.config
+    config.project(repo)  # validates OWNER/NAME
+    if since and days:
+        raise ConfigError("choose one of --since and --days")
+    start = parse_instant(since) if since else None
+    if days:
+        start = gh.current_time() - timedelta(days=days)
+    _anonymous_note(config)
+    with (
+        _store(config) as store,
+        gh.make_client(config, wait=not no_wait) as client,
+        sync_progress() as progress,
+    ):
+        stats = gh.sync_repo(store, client, repo, start, progress=progress)
+    click.echo(summary_line(repo, stats))
+
+
+@click.command("stats")
+@click.argument("repo")
+@window_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--no-sync", is_flag=True, help="Use the store as it is, without syncing.")
+@click.option("--no-wait", is_flag=True, help="Stop instead of waiting for a rate limit reset.")
+@click.pass_obj
+def stats_command(
+    app: AppContext,
+    repo: str,
+    on_date: str | None,
+    since: str | None,
+    until: str | None,
+    last: str | None,
+    tz: str | None,
+    as_json: bool,
+    no_sync: bool,
+    no_wait: bool,
+) -> None:
+    """The five counts of a window of REPO (OWNER/NAME), syncing what it needs first."""
+    config = app.config
+    project = config.project(repo)
+    window = window_from_options(project.tz, on_date, since, until, last, tz, now=gh.current_time())
+    with _store(config) as store:
+        if not no_sync:
+            _anonymous_note(config)
+            with sync_progress() as progress:
+                stats = gh.ensure_synced(
+                    config, store, repo, window.start, wait=not no_wait, progress=progress
+                )
+            if stats is not None:
+                click.echo(summary_line(repo, stats), err=True)
+        numbers = store.window_numbers(repo, window.start, window.end)
+    click.echo(render_stats(repo, window, numbers, as_json))
+
+
+def render_stats(repo: str, window: Window, numbers: dict[str, list[int]], as_json: bool) -> str:
+    """The counts as one JSON object, or as a small table under the window label."""
+    if as_json:
+        payload = {
+            "repo": repo,
+            "window": window.to_json(),
+            "counts": {key: len(numbers[key]) for key in COUNT_KEYS},
+            "items": {key: numbers[key] for key in COUNT_KEYS},
+        }
+        return json.dumps(payload, ensure_ascii=False)
+    width = max(len(label) for label in LABELS.values())
+    lines = [f"{repo}  {window.label}"]
+    lines += [f"  {LABELS[key]:<{width}}  {len(numbers[key]):>5}" for key in COUNT_KEYS]
+    return "\n".join(lines)
 
 
 def register(cli: click.Group) -> None:
-    pass
+    cli.add_command(sync_command)
+    cli.add_command(stats_command)

@@ -33,8 +33,8 @@ def database_url(db: str) -> str:
 
 def open_store(db: str) -> Store:
     """Open (and migrate) the store at a path or SQLAlchemy URL."""
-    url = database_url(db)
     try:
+        url = database_url(db)
         engine = sa.create_engine(url, future=True)
         if engine.dialect.name == "sqlite":
             sa.event.listen(engine, "connect", _sqlite_pragmas)
@@ -42,14 +42,17 @@ def open_store(db: str) -> Store:
             t.migrate(conn)
     except (sa.exc.SQLAlchemyError, ImportError, OSError) as exc:
         raise StoreError(
-            f"cannot open the database {_redact(url)}: {exc.__class__.__name__}: "
+            f"cannot open the database {_redact(db)}: {exc.__class__.__name__}: "
             f"{str(exc).splitlines()[0]}; check --db / DEVDIGEST_DB"
         ) from exc
     return Store(engine)
 
 
-def _redact(url: str) -> str:
-    return sa.engine.make_url(url).render_as_string(hide_password=True)
+def _redact(db: str) -> str:
+    """``db`` for messages: a URL with its password hidden, a path as given."""
+    if "://" not in db:
+        return db
+    return sa.engine.make_url(db).render_as_string(hide_password=True)
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -166,6 +169,20 @@ class Store:
                 index_elements=["repo_id", "resource"], set_={"watermark": value}
             )
         )
+
+    def item_updated_times(self, repo_id: int, numbers: Iterable[int]) -> dict[int, datetime]:
+        """Stored ``updated_at`` of these item numbers (absent: not stored yet)."""
+        i = t.items.c
+        out: dict[int, datetime] = {}
+        with self.engine.connect() as c:
+            for chunk in _chunks(sorted(set(numbers)), 500):
+                rows = c.execute(
+                    sa.select(i.number, i.updated_at).where(
+                        i.repo_id == repo_id, i.number.in_(chunk)
+                    )
+                )
+                out.update({r.number: r.updated_at for r in rows})
+        return out
 
     def http_validators(self, url: str, token_fp: str) -> tuple[str | None, str | None]:
         with self.engine.connect() as c:
@@ -385,6 +402,13 @@ class Store:
             query = query.where(t.repos.c.full_name == repo.lower())
         with self.engine.connect() as c:
             return [DailyReport.model_validate_json(r.report) for r in c.execute(query)]
+
+    def reports_version(self) -> tuple[int, str | None]:
+        """A cheap fingerprint of the stored reports: (count, newest save time)."""
+        query = sa.select(sa.func.count(), sa.func.max(t.reports.c.created_at))
+        with self.engine.connect() as c:
+            count, newest = c.execute(query).one()
+        return count, None if newest is None else str(newest)
 
     # --- LLM cache -------------------------------------------------------------------------
 

@@ -1,0 +1,351 @@
+"""GitHub REST client: conditional GETs, pagination, retries and rate limits.
+
+Requests run serially. The clock (``now() -> datetime``) and the sleeper (``sleep(seconds)``)
+are injectable so that tests run on a simulated clock without real waiting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from devdigest import __version__
+from devdigest.errors import AuthError, GitHubError, NotFound, RateLimited
+from devdigest.models import SyncStats
+
+Clock = Callable[[], datetime]
+Sleeper = Callable[[float], None]
+
+SECONDARY_MIN_WAIT = 60.0
+SECONDARY_MAX_WAIT = 900.0
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def token_fingerprint(token: str | None) -> str:
+    """First 16 hex digits of sha256(token), or ``anon``: keys the HTTP cache per credential."""
+    return hashlib.sha256(token.encode()).hexdigest()[:16] if token else "anon"
+
+
+def origin(url: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port) with the default port made explicit."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or {"https": 443, "http": 80}.get(scheme)
+    return scheme, (parts.hostname or "").lower(), port
+
+
+@dataclass(slots=True)
+class ApiResponse:
+    """One successful (2xx or 304) answer."""
+
+    status: int
+    url: str
+    data: Any  # parsed JSON; None for 304
+    headers: httpx.Headers
+    next_url: str | None = None
+
+    @property
+    def not_modified(self) -> bool:
+        return self.status == 304
+
+    @property
+    def etag(self) -> str | None:
+        return self.headers.get("ETag")
+
+    @property
+    def last_modified(self) -> str | None:
+        return self.headers.get("Last-Modified")
+
+    @property
+    def date(self) -> datetime | None:
+        """The server's ``Date`` header, as an aware UTC datetime."""
+        value = self.headers.get("Date")
+        if not value:
+            return None
+        try:
+            return parsedate_to_datetime(value).astimezone(UTC)
+        except (TypeError, ValueError):
+            return None
+
+
+class _Retry(Exception):
+    """A transient failure: wait ``delay`` seconds and try again."""
+
+    def __init__(self, reason: str, delay: float) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.delay = delay
+
+
+class GitHubClient:
+    """A small, careful REST client for one API base URL."""
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str | None = None,
+        *,
+        clock: Clock | None = None,
+        sleeper: Sleeper | None = None,
+        stats: SyncStats | None = None,
+        reserve: int = 50,
+        max_tries: int = 6,
+        wait: bool = True,
+        timeout: float = 30.0,
+        backoff_cap: float = 60.0,
+        rng: random.Random | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token or None
+        self.token_fp = token_fingerprint(self.token)
+        self.now: Clock = clock or utc_now
+        self._sleeper: Sleeper = sleeper or time.sleep
+        self.stats = stats if stats is not None else SyncStats()
+        self.reserve = reserve
+        self.max_tries = max(1, max_tries)
+        self.wait = wait
+        self.backoff_cap = backoff_cap
+        self.rng = rng or random.Random()
+        self.rate_limit: int | None = None
+        self.rate_remaining: int | None = None
+        self.rate_reset: float | None = None
+        self._reached = False
+        headers = {
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": "2022-11-28",
+            "User-Agent": f"devdigest/{__version__}",
+        }
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        self.http = httpx.Client(
+            headers=headers, timeout=timeout, follow_redirects=True, transport=transport
+        )
+
+    def close(self) -> None:
+        self.http.close()
+
+    def __enter__(self) -> GitHubClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- public ----------------------------------------------------------------------------
+
+    def url(self, path_or_url: str) -> str:
+        """An absolute URL on the API base; refuses any other scheme, host or port."""
+        if "://" not in path_or_url:
+            return self.base_url + "/" + path_or_url.lstrip("/")
+        if origin(path_or_url) != origin(self.base_url):
+            raise GitHubError(
+                f"refusing to follow {path_or_url}: it is not on the API host "
+                f"{self.base_url} (the token never leaves it); check --github-api-url"
+            )
+        return path_or_url
+
+    def get(
+        self,
+        path_or_url: str,
+        params: dict[str, Any] | None = None,
+        *,
+        etag: str | None = None,
+        last_modified: str | None = None,
+    ) -> ApiResponse:
+        """GET with retries; a 304 comes back as ``ApiResponse(status=304, data=None)``."""
+        url = self.url(path_or_url)
+        headers = {}
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = last_modified
+        last_reason = ""
+        for attempt in range(1, self.max_tries + 1):
+            self._respect_reserve()
+            try:
+                return self._attempt(url, params, headers, attempt)
+            except _Retry as retry:
+                last_reason = retry.reason
+                if attempt == self.max_tries:
+                    break
+                self.stats.retried += 1
+                self._sleep(retry.delay)
+        if "rate limit" in last_reason:
+            raise RateLimited(
+                f"GitHub kept rate-limiting {url} ({last_reason}) after {self.max_tries} tries: "
+                "rerun later; everything fetched so far is kept",
+                self.rate_reset,
+            )
+        raise GitHubError(
+            f"GitHub request failed after {self.max_tries} tries ({last_reason}): {url}; "
+            "rerun later, everything fetched so far is kept"
+        )
+
+    def paginate(self, path: str, params: dict[str, Any] | None = None) -> Iterator[ApiResponse]:
+        """Pages of a listing, following ``Link: rel="next"`` on the API host only."""
+        response = self.get(path, params)
+        yield response
+        while response.next_url:
+            response = self.get(response.next_url)
+            yield response
+
+    # --- one attempt -----------------------------------------------------------------------
+
+    def _attempt(
+        self, url: str, params: dict[str, Any] | None, headers: dict[str, str], attempt: int
+    ) -> ApiResponse:
+        try:
+            self.stats.requests += 1
+            resp = self.http.get(url, params=params, headers=headers)
+        except httpx.ConnectError as exc:
+            if not self._reached:
+                raise GitHubError(
+                    f"cannot reach the GitHub API at {self.base_url} ({exc}): check the "
+                    "network or --github-api-url / DEVDIGEST_GITHUB_API_URL"
+                ) from exc
+            raise _Retry(f"connection failed: {exc}", self._backoff(attempt)) from exc
+        except httpx.TransportError as exc:  # timeouts, resets, truncated bodies
+            raise _Retry(f"{exc.__class__.__name__}: {exc}", self._backoff(attempt)) from exc
+        self._reached = True
+        self._observe_rate(resp.headers)
+        status = resp.status_code
+        if status == 304:
+            self.stats.not_modified += 1
+            return ApiResponse(304, str(resp.url), None, resp.headers)
+        if 200 <= status < 300:
+            return self._success(resp, attempt)
+        self._raise_for_status(resp, attempt)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _success(self, resp: httpx.Response, attempt: int) -> ApiResponse:
+        try:
+            data = json.loads(resp.content)
+        except ValueError as exc:
+            raise _Retry(f"invalid JSON from {resp.url}", self._backoff(attempt)) from exc
+        nxt = resp.links.get("next", {}).get("url")
+        if nxt:  # checked against the API origin when followed, never before
+            nxt = str(resp.url.join(nxt))
+        return ApiResponse(resp.status_code, str(resp.url), data, resp.headers, nxt)
+
+    def _raise_for_status(self, resp: httpx.Response, attempt: int) -> None:
+        status, message = resp.status_code, _message(resp)
+        if status == 401:
+            raise AuthError(f"GitHub rejected the token (401 {message}): check GITHUB_TOKEN")
+        if status in (403, 429):
+            delay = self._rate_limit_delay(resp, attempt, message)
+            if delay is not None:
+                raise _Retry(f"rate limit ({status} {message})", delay)
+            raise AuthError(
+                f"GitHub refused access (403 {message}) to {resp.url}: use a GITHUB_TOKEN "
+                "that can read this repository"
+            )
+        if status == 404:
+            raise NotFound(f"not found (404): {resp.url}")
+        if status >= 500:
+            raise _Retry(f"server error {status}", self._backoff(attempt))
+        raise GitHubError(
+            f"GitHub answered {status} ({message}) for {resp.url}: check the repository and "
+            "--github-api-url"
+        )
+
+    # --- rate limits -----------------------------------------------------------------------
+
+    def _observe_rate(self, headers: httpx.Headers) -> None:
+        for name, attr in (
+            ("X-RateLimit-Limit", "rate_limit"),
+            ("X-RateLimit-Remaining", "rate_remaining"),
+            ("X-RateLimit-Reset", "rate_reset"),
+        ):
+            value = headers.get(name)
+            if value is not None:
+                try:
+                    setattr(self, attr, float(value) if attr == "rate_reset" else int(value))
+                except ValueError:
+                    continue
+
+    @property
+    def effective_reserve(self) -> int:
+        """The reserve, kept to a tenth of the limit (the anonymous limit is only 60/hour)."""
+        if self.rate_limit is None:
+            return self.reserve
+        return min(self.reserve, self.rate_limit // 10)
+
+    def seconds_until_reset(self) -> float:
+        if self.rate_reset is None:
+            return 0.0
+        return max(0.0, self.rate_reset - self.now().timestamp())
+
+    def _respect_reserve(self) -> None:
+        """Below the reserve, wait for the reset (or stop, when waiting is disabled)."""
+        if self.rate_remaining is None or self.rate_remaining >= self.effective_reserve:
+            return
+        delay = self.seconds_until_reset()
+        if delay <= 0:
+            return
+        self._wait_for_limit(delay + 1, f"{self.rate_remaining} requests left")
+        self.rate_remaining = None
+
+    def _rate_limit_delay(self, resp: httpx.Response, attempt: int, message: str) -> float | None:
+        """Seconds to wait for a 403/429 rate limit; ``None`` if it is not a rate limit."""
+        retry_after = resp.headers.get("Retry-After")
+        if retry_after is not None:
+            try:
+                delay = max(0.0, float(retry_after))
+            except ValueError:
+                delay = SECONDARY_MIN_WAIT
+            return self._limit_delay(delay, f"Retry-After {retry_after}")
+        if resp.headers.get("X-RateLimit-Remaining") == "0":
+            return self._limit_delay(self.seconds_until_reset() + 1, "primary limit exhausted")
+        if resp.status_code == 429 or "rate limit" in message.lower():
+            base = min(SECONDARY_MAX_WAIT, SECONDARY_MIN_WAIT * 2 ** (attempt - 1))
+            return self._limit_delay(base + self.rng.uniform(0, base / 4), "secondary limit")
+        return None
+
+    def _limit_delay(self, delay: float, why: str) -> float:
+        if not self.wait:
+            self._wait_for_limit(delay, why)
+        return delay
+
+    def _wait_for_limit(self, delay: float, why: str) -> None:
+        if not self.wait:
+            reset = datetime.fromtimestamp(self.now().timestamp() + delay, UTC)
+            raise RateLimited(
+                f"GitHub rate limit reached ({why}); it resets at {reset:%H:%M} UTC: rerun "
+                "then (everything fetched so far is kept) or drop --no-wait",
+                reset.timestamp(),
+            )
+        self._sleep(delay)
+
+    # --- waiting ---------------------------------------------------------------------------
+
+    def _backoff(self, attempt: int) -> float:
+        return min(self.backoff_cap, 2.0 ** (attempt - 1))
+
+    def _sleep(self, seconds: float) -> None:
+        if seconds <= 0:
+            return
+        self.stats.slept_seconds += seconds
+        self._sleeper(seconds)
+
+
+def _message(resp: httpx.Response) -> str:
+    try:
+        data = resp.json()
+    except ValueError:
+        return resp.reason_phrase or "error"
+    if isinstance(data, dict) and data.get("message"):
+        return str(data["message"])
+    return resp.reason_phrase or "error"

@@ -1,0 +1,385 @@
+"""Vocabulary and text templates for the sample dataset (vLLM-style conventions)."""
+
+from __future__ import annotations
+
+from random import Random
+
+MODELS = (
+    "Qwen3.5-397B-A17B",
+    "Qwen3-Next-80B",
+    "DeepSeek-V3",
+    "DeepSeek-R1",
+    "Llama 4 Maverick",
+    "Llama 4 Scout",
+    "GLM-5",
+    "Gemma 3",
+    "Mistral Large 3",
+    "Mixtral 8x22B",
+    "Kimi-K2",
+    "gpt-oss-120b",
+)
+NV_HW = ("H100", "H200", "B200", "GB200", "A100", "L40S")
+AMD_HW = ("MI300X", "MI325X", "MI355X")
+OTHER_HW = ("TPU v6e", "CPU (x86)", "Gaudi 3", "Arm CPU")
+FEATURES = (
+    "speculative decoding",
+    "prefix caching",
+    "KV transfer",
+    "P/D disaggregation",
+    "LoRA",
+    "structured output",
+    "FP8 quantization",
+    "INT4 quantization",
+    "CUDA graphs",
+    "torch.compile",
+    "MoE expert parallelism",
+    "sequence parallelism",
+    "chunked prefill",
+    "multi-modal inputs",
+    "tool calling",
+)
+FEATURE_LABEL = {
+    "speculative decoding": "speculative-decoding",
+    "structured output": "structured-output",
+    "multi-modal inputs": "multi-modality",
+    "tool calling": "frontend",
+    "FP8 quantization": "quantization",
+    "INT4 quantization": "quantization",
+}
+COMPONENTS = (
+    "the scheduler",
+    "the KV cache manager",
+    "the sampler",
+    "the block allocator",
+    "the fused MoE layer",
+    "the attention backend",
+    "the OpenAI-compatible server",
+    "the model runner",
+    "the tokenizer wrapper",
+    "the distributed executor",
+    "the EAGLE proposer",
+    "the NIXL connector",
+)
+KERNELS = ("paged attention", "fused MoE", "RMSNorm", "rotary embedding", "FP8 GEMM", "MLA decode")
+AMD_KEYWORDS = ("ROCm 7.0", "gfx942", "gfx950", "HIP graphs", "AITER", "Quark", "hipBLASLt")
+PATHS = (
+    "vllm/v1/core/sched/scheduler.py",
+    "vllm/v1/worker/gpu_model_runner.py",
+    "vllm/model_executor/layers/fused_moe/layer.py",
+    "vllm/attention/backends/rocm_flash_attn.py",
+    "vllm/v1/attention/backends/mla/common.py",
+    "vllm/entrypoints/openai/serving_chat.py",
+    "vllm/v1/spec_decode/eagle.py",
+    "vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py",
+    "vllm/model_executor/layers/quantization/fp8.py",
+    "vllm/model_executor/models/qwen3_next.py",
+    "csrc/rocm/attention.cu",
+    "tests/v1/core/test_scheduler.py",
+    "docs/features/spec_decode.md",
+    ".buildkite/test-pipeline.yaml",
+    "docker/Dockerfile.rocm",
+)
+SEVERITY = (
+    "crashes",
+    "hangs",
+    "runs out of memory (OOM)",
+    "produces wrong output",
+    "regression: 30% lower throughput",
+    "segfault",
+    "illegal memory access",
+)
+MILD = ("prints a confusing warning", "logs too much", "is slow to start", "reports odd metrics")
+
+PR_TEMPLATES = (
+    ("[Bugfix] Fix {component} when using {feature} with {model}", ["bug"]),
+    ("[Bugfix] Handle empty prompts in {component}", ["bug"]),
+    ("[Model] Add support for {model}", ["new-model"]),
+    ("[Model] Fix {model} weight loading with FP8 checkpoints", []),
+    ("[Perf] Speed up {component} for {feature}", ["performance"]),
+    ("[Kernel] Add {kernel} kernel tuned for {nvhw}", ["performance"]),
+    ("[CI] Split slow {feature} tests into a separate job", ["ci/build"]),
+    ("[CI/Build] Bump torch to 2.10 and refresh requirements", ["ci/build"]),
+    ("[Doc] Document {feature} configuration options", ["documentation"]),
+    ("[V1] Support {feature} in the V1 engine", ["v1"]),
+    ("[Core] Refactor {component} to reduce host overhead", []),
+    ("[Frontend] Add tool calling parser for {model}", ["frontend"]),
+    ("[Misc] Clean up unused imports in {component}", []),
+    ("[Spec Decode] Improve acceptance rate of EAGLE for {model}", ["speculative-decoding"]),
+    ("[Quantization] Add INT4 weight-only support for {model}", ["quantization"]),
+    ("[KV Connector] Fix NIXL handshake timeout in P/D disaggregation", ["kv-connector"]),
+    ("[TPU] Enable {feature} on TPU v6e", ["tpu"]),
+    ("[CPU] Fix {feature} on Arm CPUs", ["cpu"]),
+)
+AMD_PR_TEMPLATES = (
+    ("[ROCm] Enable {feature} on {amdhw}", ["rocm"]),
+    ("[Hardware][AMD] Add {kernel} kernel for {amdhw}", ["rocm"]),
+    ("[AITER] Use AITER {kernel} for {model} on {amdhw}", ["rocm", "performance"]),
+    ("[ROCm][Perf] Tune fused MoE configs for {model} on {amdhw}", ["rocm", "performance"]),
+    ("[ROCm][Bugfix] Fix HIP graph capture with {feature}", ["rocm", "bug"]),
+    ("[ROCm][Quantization] Support Quark FP8 checkpoints on gfx950", ["rocm", "quantization"]),
+)
+ISSUE_TEMPLATES = (
+    ("[Bug]: {model} {severity} on {nvhw} with {feature}", ["bug"]),
+    ("[Bug]: {model} {mild} when {feature} is enabled", ["bug"]),
+    ("[Feature]: Support {feature} for {model}", ["feature request"]),
+    ("[RFC]: Rework {component} for {feature}", ["RFC"]),
+    ("[Usage]: How to run {model} with {feature} on {nvhw}?", ["usage"]),
+    ("[Performance]: {model} throughput lower than expected on {nvhw}", ["performance"]),
+    ("[Doc]: Missing documentation for {feature}", ["documentation"]),
+    ("[Installation]: Build fails for {otherhw} with torch 2.10", ["installation"]),
+)
+AMD_ISSUE_TEMPLATES = (
+    ("[Bug]: {model} {severity} on {amdhw} (ROCm 7.0)", ["bug", "rocm"]),
+    ("[Bug]: AITER MLA kernel {severity} on {amdhw} with {feature}", ["bug", "rocm"]),
+    ("[Feature]: Support {feature} on {amdhw}", ["feature request", "rocm"]),
+    ("[Usage]: Running {model} on {amdhw} with Quark FP8", ["usage", "rocm"]),
+)
+
+BENCH = (
+    "throughput +{pct}% on {hw} ({model}, 1k in / 1k out)",
+    "TTFT -{pct}% and TPOT -{pct2}% at 64 concurrent requests",
+    "{x}x speedup on the decode path for {model}",
+    "no measurable change in throughput (+0.{pct2}%)",
+)
+ENV_BLOCK = (
+    "```text\nCollecting environment information...\nPyTorch version: 2.9.0+cu128\n"
+    "vLLM Version: 0.11.2\nGPU: 8x {hw}\nOS: Ubuntu 22.04.5 LTS (x86_64)\n```"
+)
+LOGS = (
+    "RuntimeError: CUDA error: an illegal memory access was encountered",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB",
+    "HIP error: invalid device function (hipErrorInvalidDeviceFunction)",
+    "AssertionError: num_kv_heads must be divisible by tensor_parallel_size",
+    "ValueError: The decoder prompt (length 131073) is longer than the maximum model length",
+    "Segmentation fault (core dumped)",
+    "TimeoutError: NIXL handshake did not complete within 120 s",
+)
+
+COMMENT_GENERIC = (
+    "Thanks for the report. Can you share the full command line and the output of collect_env?",
+    "I can reproduce this on {hw} with {model}.",
+    "Same issue here with {model} on {hw}, it started after upgrading to the latest nightly.",
+    "This looks related to the recent change in {component}.",
+    "Could you try again with `--enforce-eager` to rule out CUDA graphs?",
+    "It works for me with `--max-model-len 32768`, so it may be a memory issue.",
+    "Any update on this? We are hitting it in production as well.",
+    "Closing as this was fixed on main; please reopen if you still see it.",
+    "I think this is expected: {feature} is not supported together with LoRA yet.",
+    "@{login} could you take a look? You touched this code recently.",
+)
+COMMENT_REVIEW = (
+    "LGTM",
+    "LGTM, thanks for the fix!",
+    "Can you share benchmark numbers?",
+    "I'm not sure we should add another environment variable for this.",
+    "This will conflict with the upcoming refactor of {component}.",
+    "Could you add a unit test that covers this path?",
+    "Please run the pre-commit hooks, the formatting check is failing.",
+    "Is this also needed for the ROCm backend?",
+    "nit: this helper could live next to the other utilities.",
+    "I'd rather keep the old behaviour behind a flag until the next release.",
+)
+COMMENT_AUTHOR = (
+    "Thanks for the review! I addressed the comments.",
+    "Benchmarks on {hw}: {bench}.",
+    "Good point, I moved the check into {component}.",
+    "Rebased on main, the failing test is unrelated (flaky {feature} test).",
+    "I ran the full test suite locally and it passes.",
+)
+COMMENT_DISAGREE = (
+    "I'm not sure we should change the default here; it affects every user of {feature}.",
+    "I disagree: the extra copy costs more than it saves on {hw}.",
+    "This will conflict with the upcoming refactor, can we wait for it to land?",
+    "Can you share benchmark numbers? I don't see why this would be faster.",
+    "I measured the opposite on {hw}: {bench}.",
+    "We discussed this in the last sync and agreed to keep the current API.",
+)
+REVIEW_INLINE = (
+    "Can we avoid the extra allocation here?",
+    "This branch is never taken when {feature} is disabled.",
+    "nit: typo in the comment.",
+    "Should this be guarded by `current_platform.is_rocm()`?",
+    "Why is this cast needed?",
+    "Please add a docstring.",
+    "This can overflow for long prompts.",
+    "Done.",
+    "Good catch, fixed.",
+)
+REVIEW_BODIES = {
+    "APPROVED": ("LGTM", "LGTM, thanks!", "Looks good to me.", ""),
+    "CHANGES_REQUESTED": (
+        "Please add tests before we merge this.",
+        "This breaks the ROCm build; see the inline comments.",
+    ),
+    "COMMENTED": ("", "A few comments.", "Left some nits."),
+    "DISMISSED": ("",),
+}
+BOT_WELCOME = (
+    "👋 Hi! Thank you for contributing to the vLLM project.\n\n"
+    "💬 Join our developer Slack to discuss your PR in #pr-reviews.\n\n"
+    "Just a reminder: PRs would not trigger full CI run by default. Instead, it would only run "
+    "`fastcheck` CI which starts running only a small and essential subset of CI tests.\n\n"
+    "🚀"
+)
+BOT_REBASE = (
+    "This pull request has merge conflicts that must be resolved before it can be merged. "
+    "Please rebase the PR, @{login}."
+)
+BOT_STALE = (
+    "This issue has been automatically marked as stale because it has not had any activity "
+    "within 90 days. It will be automatically closed if no further activity occurs within 30 days."
+)
+BOT_DOSU = (
+    "Hi @{login}! I'm Dosu and I'm helping the vLLM team. This looks similar to an existing "
+    "issue about {feature}; the suggested workaround there is to disable {feature}."
+)
+
+MAINTAINERS = (
+    "kwsong-dev",
+    "lmsys-tanaka",
+    "ruiqi-ml",
+    "hbaker",
+    "zhenyu-w",
+    "aparikh-ai",
+    "jdoe-infer",
+    "mkowalski",
+    "wenhao-c",
+    "samir-q",
+    "yliu-kernels",
+    "tgarcia",
+    "nnakamura",
+    "fpereira",
+    "chen-rocm",
+    "ilyasv",
+    "amehta",
+    "okafor-e",
+)
+_SYL = (
+    "al",
+    "ben",
+    "chi",
+    "dan",
+    "el",
+    "fu",
+    "gao",
+    "han",
+    "ivo",
+    "jun",
+    "kai",
+    "lee",
+    "min",
+    "nor",
+    "oli",
+    "pei",
+    "qin",
+    "ray",
+    "sun",
+    "tom",
+    "uma",
+    "vik",
+    "wei",
+    "xu",
+    "yan",
+    "zoe",
+)
+_SUFFIX = ("", "-dev", "-ml", "99", "x", "-ai", "_gpu", "123", "-hpc", "-oss")
+
+
+def make_logins(rng: Random, count: int, prefix: str = "") -> list[str]:
+    """Plausible, fictional GitHub logins."""
+    out: list[str] = []
+    seen: set[str] = set()
+    while len(out) < count:
+        login = prefix + rng.choice(_SYL) + rng.choice(_SYL) + rng.choice(_SUFFIX)
+        if login not in seen:
+            seen.add(login)
+            out.append(login)
+    return out
+
+
+class _Lazy(dict):
+    def __init__(self, rng: Random, extra: dict[str, str]) -> None:
+        super().__init__(extra)
+        self.rng = rng
+
+    def __missing__(self, key: str) -> str:
+        if key == "bench":
+            value = bench(self.rng, self["hw"], self["model"])
+        else:
+            value = self.rng.choice(_POOLS[key])
+        self[key] = value
+        return value
+
+
+_POOLS = {
+    "model": MODELS,
+    "nvhw": NV_HW,
+    "amdhw": AMD_HW,
+    "otherhw": OTHER_HW,
+    "hw": NV_HW + AMD_HW,
+    "feature": FEATURES,
+    "component": COMPONENTS,
+    "kernel": KERNELS,
+    "severity": SEVERITY,
+    "mild": MILD,
+    "login": ("maintainer",),
+}
+
+
+def fill(rng: Random, template: str, **extra: str) -> str:
+    """Fill a template with random topic words (only the placeholders it uses are drawn)."""
+    return template.format_map(_Lazy(rng, extra))
+
+
+def bench(rng: Random, hw: str, model: str) -> str:
+    return rng.choice(BENCH).format(
+        pct=f"{rng.randint(2, 25)}.{rng.randint(0, 9)}",
+        pct2=rng.randint(3, 20),
+        x=f"{rng.randint(1, 2)}.{rng.randint(1, 9)}",
+        hw=hw,
+        model=model,
+    )
+
+
+def pr_body(rng: Random, title: str, fixes: int | None, amd: bool) -> str:
+    hw = rng.choice(AMD_HW) if amd else rng.choice(NV_HW)
+    model = rng.choice(MODELS)
+    parts = [
+        "## Purpose",
+        fill(rng, "This PR changes {component} so that {feature} works reliably."),
+    ]
+    if amd:
+        parts.append(
+            f"It targets {rng.choice(AMD_KEYWORDS)} on {hw} and keeps the CUDA path as is."
+        )
+    if fixes:
+        parts.append(f"Fixes #{fixes}")
+    parts += ["", "## Test Plan", f"pytest tests/v1 -k {model.split()[0].lower()} on {hw}"]
+    if rng.random() < 0.45:
+        parts += ["", "## Test Result", f"Benchmark: {bench(rng, hw, model)}."]
+    if rng.random() < 0.2:
+        parts += [
+            "",
+            "```bash",
+            f"vllm serve {model} --tensor-parallel-size 8 --max-num-seqs 256",
+            "```",
+        ]
+    return "\n".join(parts)
+
+
+def issue_body(rng: Random, bug: bool, amd: bool) -> str:
+    hw = rng.choice(AMD_HW) if amd else rng.choice(NV_HW)
+    parts = ["### Your current environment", ENV_BLOCK.format(hw=hw), ""]
+    if bug:
+        parts.append("### 🐛 Describe the bug")
+        parts.append(
+            fill(rng, "When serving {model} with {feature} enabled the server {severity}.")
+        )
+        if rng.random() < 0.6:
+            parts += ["```text", rng.choice(LOGS), "```"]
+        parts.append(fill(rng, "It started after the latest change to {component}."))
+    else:
+        parts.append("### 🚀 The feature, motivation and pitch")
+        parts.append(fill(rng, "It would be great to support {feature} for {model} on {nvhw}."))
+        parts.append("This would make large deployments cheaper to run.")
+    return "\n".join(parts)

@@ -1,0 +1,159 @@
+"""Atom feeds (one per project, one for all) and the JSON index of reports.
+
+Feeds are built with ``xml.etree.ElementTree`` (every text escaped). Links are relative to the
+feed unless a base URL is given, in which case they are absolute. Entry ids are the page URL
+with a base URL, else ``urn:devdigest:OWNER/REPO:DATE:LANG``; an entry's ``updated`` is the
+report's generation time, the feed's the newest of its entries. A feed holds the newest
+``FEED_ENTRIES`` reports.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+from devdigest.models import COUNT_KEYS, DailyReport
+from devdigest.site.layout import ALL_FEED, JSON_INDEX, SiteLayout, relative
+from devdigest.site.pages import Page, github_url
+from devdigest.site.strings import strings
+
+ATOM = "http://www.w3.org/2005/Atom"
+FEED_ENTRIES = 50
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+ET.register_namespace("", ATOM)
+
+
+def _q(tag: str) -> str:
+    return f"{{{ATOM}}}{tag}"
+
+
+def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
+    element = ET.SubElement(parent, _q(tag), attrs)
+    if text is not None:
+        element.text = text
+    return element
+
+
+def _stamp(value: datetime) -> str:
+    aware = value if value.tzinfo else value.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def summary_text(report: DailyReport) -> str:
+    return "\n\n".join(s.text for s in report.summary)
+
+
+def _url(base_url: str | None, feed_path: str, target: str) -> str:
+    return base_url.rstrip("/") + "/" + target if base_url else relative(feed_path, target)
+
+
+def _entry_id(base_url: str | None, layout: SiteLayout, report: DailyReport) -> str:
+    if base_url:
+        return base_url.rstrip("/") + "/" + layout.day_path(report)
+    return f"urn:devdigest:{report.repo.lower()}:{report.date}:{report.lang}"
+
+
+def render_atom(
+    layout: SiteLayout,
+    path: str,
+    title: str,
+    feed_id: str,
+    alternate: str,
+    reports: list[DailyReport],
+    base_url: str | None = None,
+) -> bytes:
+    """An Atom feed of ``reports`` (newest first) written at ``path``."""
+    newest = sorted(reports, key=lambda r: (r.date, r.provenance.generated_at), reverse=True)
+    newest = newest[:FEED_ENTRIES]
+    feed = ET.Element(_q("feed"))
+    _sub(feed, "id", feed_id)
+    _sub(feed, "title", title)
+    updated = max((r.provenance.generated_at for r in newest), default=EPOCH)
+    _sub(feed, "updated", _stamp(updated))
+    _sub(feed, "link", rel="self", href=_url(base_url, path, path))
+    _sub(feed, "link", rel="alternate", type="text/html", href=_url(base_url, path, alternate))
+    _sub(_sub(feed, "author"), "name", "devdigest")
+    _sub(feed, "generator", "devdigest")
+    for report in newest:
+        entry = _sub(feed, "entry")
+        _sub(entry, "id", _entry_id(base_url, layout, report))
+        _sub(entry, "title", f"{report.project} · {report.date} ({report.lang})")
+        _sub(entry, "updated", _stamp(report.provenance.generated_at))
+        href = _url(base_url, path, layout.day_path(report))
+        _sub(entry, "link", rel="alternate", type="text/html", href=href, hreflang=report.lang)
+        _sub(entry, "summary", summary_text(report) or report.window.label, type="text")
+    ET.indent(feed)
+    return ET.tostring(feed, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def _feed_page(layout: SiteLayout, path: str, title: str, feed_id: str, alternate: str,
+               reports: list[DailyReport], base_url: str | None) -> Page:  # fmt: skip
+    inputs = json.dumps(
+        [path, title, feed_id, alternate, base_url]
+        + [[r.repo, r.date, r.lang, r.project, _stamp(r.provenance.generated_at),
+            summary_text(r), r.window.label] for r in reports],  # fmt: skip
+        ensure_ascii=False,
+    )
+
+    def render() -> bytes:
+        return render_atom(layout, path, title, feed_id, alternate, reports, base_url)
+
+    return Page(path, inputs, render)
+
+
+def feed_pages(layout: SiteLayout, base_url: str | None = None) -> Iterator[Page]:
+    """The overall feed and one per project."""
+    everything: list[DailyReport] = []
+    s = strings(layout.lang)
+    for project in layout.projects:
+        reports = [r for day in project.dates for r in project.days[day].values()]
+        everything += reports
+        path = layout.project_path(project, "feed.xml")
+        feed_id = (base_url.rstrip("/") + "/" + path) if base_url else f"urn:devdigest:{project.key}"
+        title = s["project_title"].format(name=project.name)
+        yield _feed_page(
+            layout, path, title, feed_id, layout.project_path(project), reports, base_url
+        )
+    feed_id = (base_url.rstrip("/") + "/" + ALL_FEED) if base_url else "urn:devdigest:all"
+    yield _feed_page(layout, ALL_FEED, s["site_title"], feed_id, "index.html", everything, base_url)
+
+
+def json_pages(layout: SiteLayout) -> Iterator[Page]:
+    """One JSON file per report (the stored DailyReport) and the index of all reports."""
+    rows = []
+    projects = []
+    for project in layout.projects:
+        projects.append(
+            {
+                "repo": project.repo,
+                "name": project.name,
+                "path": layout.project_path(project),
+                "feed": layout.project_path(project, "feed.xml"),
+                "github": github_url(project.repo),
+                "latest": project.dates[-1] if project.days else None,
+            }
+        )
+        for day in project.dates:
+            for lang, report in sorted(project.days[day].items()):
+                data = report.model_dump_json(indent=1)
+                paths = {"html": layout.day_path(report), "json": layout.day_path(report, ".json")}
+                yield Page(paths["json"], data, lambda data=data: data.encode("utf-8"))
+                rows.append(
+                    {
+                        "repo": report.repo,
+                        "project": project.name,
+                        "date": day,
+                        "lang": lang,
+                        "counts": {k: getattr(report.counts, k) for k in COUNT_KEYS},
+                        "window": report.window.label,
+                        "paths": paths,
+                    }
+                )
+    index = json.dumps(
+        {"schema_version": 1, "projects": projects, "reports": rows},
+        ensure_ascii=False,
+        indent=1,
+    )
+    yield Page(JSON_INDEX, index, lambda: index.encode("utf-8"))

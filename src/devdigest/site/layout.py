@@ -1,0 +1,125 @@
+"""What the site contains (projects, days, languages) and where each page lives.
+
+Paths are relative to the site root and use ``/``. Day pages follow ``Config.site_path_pattern``
+(default ``{owner}/{repo}/{date}{lang_suffix}.html``: ``2026-03-12.html`` in the site language,
+``2026-03-12.en.html`` in another). A project's index is ``{owner}/{repo}/index.html`` and its
+feed ``{owner}/{repo}/feed.xml``; the home page is ``index.html``, the overall feed ``feed.xml``,
+the JSON index ``index.json``. Owner and repository names are lower-cased in paths, so a
+path never changes with the spelling of a configured name.
+
+When several stored reports share a repository, date and language (e.g. ``--last 24h`` runs at
+different hours), the one with the latest window end is published.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import string
+from dataclasses import dataclass, field
+
+from devdigest.config import Config
+from devdigest.errors import ConfigError
+from devdigest.models import DailyReport
+
+PATTERN_FIELDS = {"owner", "repo", "date", "year", "month", "lang", "lang_suffix"}
+HOME = "index.html"
+ALL_FEED = "feed.xml"
+JSON_INDEX = "index.json"
+CSS = "static/site.css"
+
+
+@dataclass
+class Project:
+    """One project of the site and its reports: ``days[date][lang]``."""
+
+    repo: str
+    name: str
+    days: dict[str, dict[str, DailyReport]] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return self.repo.lower()
+
+    @property
+    def dates(self) -> list[str]:
+        """Dates with a report, oldest first."""
+        return sorted(self.days)
+
+    def main_report(self, date: str, lang: str) -> DailyReport:
+        """The report of ``date`` in ``lang`` if there is one, else in any language."""
+        reports = self.days[date]
+        return reports.get(lang) or reports[sorted(reports)[0]]
+
+
+@dataclass
+class SiteLayout:
+    """The projects to publish and the path of every page."""
+
+    projects: list[Project]
+    pattern: str
+    lang: str
+
+    def day_path(self, report: DailyReport, ext: str = ".html") -> str:
+        owner, name = report.repo.lower().split("/", 1)
+        suffix = "" if report.lang == self.lang else f".{report.lang}"
+        path = self.pattern.format(
+            owner=owner,
+            repo=name,
+            date=report.date,
+            year=report.date[:4],
+            month=report.date[5:7],
+            lang=report.lang,
+            lang_suffix=suffix,
+        )
+        return path.removesuffix(".html") + ext
+
+    def project_path(self, project: Project, leaf: str = "index.html") -> str:
+        return f"{project.key}/{leaf}"
+
+
+def check_pattern(pattern: str) -> str:
+    """Validate a day-page path pattern; raise ConfigError saying how to fix it."""
+    fix = "fix site_path_pattern, e.g. '{owner}/{repo}/{date}{lang_suffix}.html'"
+    try:
+        names = {f for _, f, _, _ in string.Formatter().parse(pattern) if f is not None}
+    except ValueError as exc:
+        raise ConfigError(f"site_path_pattern {pattern!r} is malformed ({exc}): {fix}") from exc
+    unknown = names - PATTERN_FIELDS
+    if unknown:
+        raise ConfigError(f"site_path_pattern has unknown fields {sorted(unknown)}: {fix}")
+    missing = {"owner", "repo", "date"} - names
+    if missing or not names & {"lang", "lang_suffix"}:
+        raise ConfigError(f"site_path_pattern must use owner, repo, date and lang(_suffix): {fix}")
+    if not pattern.endswith(".html") or pattern.startswith("/") or ".." in pattern.split("/"):
+        raise ConfigError(f"site_path_pattern must be a relative path ending in .html: {fix}")
+    return pattern
+
+
+def relative(from_page: str, to_path: str) -> str:
+    """A relative link from one site page to another path of the site (works from file://)."""
+    start = posixpath.dirname(from_page) or "."
+    return posixpath.relpath(to_path, start)
+
+
+def collect_layout(reports: list[DailyReport], config: Config) -> SiteLayout:
+    """Group stored reports by project, date and language (configured projects first)."""
+    projects: dict[str, Project] = {}
+    for configured in config.projects:
+        projects[configured.repo.lower()] = Project(configured.repo, configured.display_name)
+    latest: dict[tuple[str, str, str], DailyReport] = {}
+    for report in reports:
+        key = (report.repo.lower(), report.date, report.lang)
+        current = latest.get(key)
+        if current is None or report.window.end >= current.window.end:
+            latest[key] = report
+    for (repo, date, lang), report in sorted(latest.items()):
+        if repo not in projects:
+            projects[repo] = Project(report.repo, _display_name(config, report))
+        projects[repo].days.setdefault(date, {})[lang] = report
+    ordered = sorted(projects.values(), key=lambda p: (p.name.lower(), p.key))
+    return SiteLayout(ordered, check_pattern(config.site_path_pattern), config.site_lang)
+
+
+def _display_name(config: Config, report: DailyReport) -> str:
+    configured = next((p for p in config.projects if p.repo.lower() == report.repo.lower()), None)
+    return configured.display_name if configured else report.project or report.repo

@@ -1,0 +1,47 @@
+"""Writers turn a WindowAnalysis into a DailyReport: offline (templates) or with an LLM."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from devdigest.analysis.types import WindowAnalysis
+from devdigest.config import Config
+from devdigest.errors import ConfigError
+from devdigest.models import DailyReport
+from devdigest.writers.offline import write_offline
+
+if TYPE_CHECKING:
+    from devdigest.store import Store
+
+WRITERS = ("auto", "offline", "llm")
+
+
+def write_report(
+    analysis: WindowAnalysis,
+    lang: str,
+    *,
+    writer: str = "auto",
+    config: Config,
+    store: Store | None,
+    now: datetime,
+) -> DailyReport:
+    """The report in ``lang``: ``auto`` uses the LLM when one is configured, else offline."""
+    if writer not in WRITERS:
+        raise ConfigError(f"unknown writer {writer!r}: use auto, offline or llm")
+    settings = config.llm_for(analysis.project)
+    if writer == "auto":
+        writer = "llm" if settings.configured else "offline"
+    if writer == "offline":
+        return write_offline(analysis, lang, now=now)
+    if not settings.configured:
+        raise ConfigError(
+            "the llm writer needs an endpoint: set DEVDIGEST_LLM_BASE_URL and "
+            "DEVDIGEST_LLM_MODEL, or use --writer offline"
+        )
+    from devdigest.writers.llm import write_llm
+
+    return write_llm(analysis, lang, settings=settings, store=store, now=now)
+
+
+__all__ = ["WRITERS", "write_offline", "write_report"]

@@ -1,0 +1,287 @@
+"""The LLM endpoint: preflight check, structured calls, retries, content-hash cache, usage.
+
+Any OpenAI-compatible server through the official SDK. Output mode is detected once per run:
+``json_schema`` (structured outputs), else ``json_object`` (JSON mode) with the schema in the
+prompt, else the schema in the prompt alone; every reply is validated with pydantic and a
+malformed one is re-asked once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+from openai import AsyncOpenAI
+from pydantic import BaseModel, ValidationError
+
+from devdigest.config import LLMSettings
+from devdigest.errors import LLMError
+from devdigest.store import Store
+from devdigest.writers.llm_prompts import (
+    SCHEMAS,
+    Prompt,
+    estimate_tokens,
+    json_schema,
+    schema_hint,
+    templates,
+)
+
+MODES = ("json_schema", "json_object", "prompt")
+MAX_TOKENS = {"discussion": 700, "change": 400, "watch": 250}
+SYNTHESIS_MAX_TOKENS = 600
+
+
+class CallFailed(Exception):
+    """A call that failed after retries, was malformed twice, or was over the token budget."""
+
+
+@dataclass
+class Usage:
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+
+
+@dataclass
+class Reply:
+    parsed: BaseModel
+    content: str
+    messages: list[dict[str, str]] = field(default_factory=list)
+
+
+class LLMClient:
+    def __init__(
+        self,
+        settings: LLMSettings,
+        store: Store | None,
+        *,
+        lang: str,
+        retries: int = 3,
+        backoff: float = 1.0,
+        backoff_cap: float = 30.0,
+    ) -> None:
+        if not settings.configured:
+            raise LLMError("no LLM configured: set [llm] base_url and model, or OPENAI_BASE_URL")
+        key = settings.api_key.get_secret_value() if settings.api_key else "none"
+        self.settings = settings
+        self.model = settings.model or ""
+        self.store = store
+        self.lang = lang
+        self.retries, self.backoff, self.backoff_cap = retries, backoff, backoff_cap
+        self.client = AsyncOpenAI(
+            api_key=key, base_url=settings.base_url, timeout=settings.timeout, max_retries=0
+        )
+        self.usage = Usage()
+        self.mode = MODES[0]
+        self._sem = asyncio.Semaphore(settings.max_concurrency)
+        self._ready = False
+        self._failure: LLMError | None = None
+        self._ready_lock = asyncio.Lock()
+        self._spent = 0  # prompt + completion tokens sent this run (the budget)
+
+    async def close(self) -> None:
+        await self.client.close()
+
+    # --- preflight ---------------------------------------------------------------------------
+
+    async def ensure_ready(self) -> None:
+        """One cheap check before the first real call: key, server and model."""
+        async with self._ready_lock:
+            if self._failure is not None:
+                raise self._failure
+            if self._ready:
+                return
+            try:
+                await self._preflight()
+            except LLMError as exc:
+                self._failure = exc
+                raise
+            self._ready = True
+
+    async def _preflight(self) -> None:
+        where = self.settings.base_url
+        try:
+            listed = [m.id async for m in self.client.models.list()]
+        except openai.AuthenticationError as exc:
+            raise LLMError(f"the LLM server {where} rejected the API key (401): {_msg(exc)}; "
+                           "fix [llm] api_key or OPENAI_API_KEY") from exc  # fmt: skip
+        except openai.APIConnectionError as exc:
+            raise LLMError(f"cannot reach the LLM server {where}: {exc}; "
+                           "check [llm] base_url or OPENAI_BASE_URL") from exc  # fmt: skip
+        except openai.APIStatusError:
+            listed = []  # some servers have no /models: the 1-token call decides
+        if self.model in listed:
+            return
+        try:
+            await self.client.chat.completions.create(
+                model=self.model, messages=[{"role": "user", "content": "ping"}], max_tokens=1
+            )
+        except openai.NotFoundError as exc:
+            raise LLMError(f"model {self.model!r} is not served by {where}; choose one of "
+                           f"{', '.join(listed[:8]) or 'the models the server lists'}") from exc  # fmt: skip
+        except openai.AuthenticationError as exc:
+            raise LLMError(f"the LLM server {where} rejected the API key (401); "
+                           "fix [llm] api_key or OPENAI_API_KEY") from exc  # fmt: skip
+        except openai.APIError as exc:
+            raise LLMError(f"the LLM server {where} failed a test call for model "
+                           f"{self.model!r}: {_msg(exc)}") from exc  # fmt: skip
+
+    # --- calls -------------------------------------------------------------------------------
+
+    async def ask(self, prompt: Prompt, follow_up: list[dict[str, str]] = ()) -> Reply:  # type: ignore[assignment]
+        """A validated structured reply for ``prompt`` (plus an optional follow-up exchange)."""
+        messages, content = await self._complete(prompt, list(follow_up))
+        schema = SCHEMAS[prompt.task]
+        try:
+            return Reply(_parse(schema, content), content, messages)
+        except (ValueError, ValidationError) as exc:
+            error = _brief(exc)
+        repair = [
+            {"role": "assistant", "content": content},
+            {"role": "user", "content": templates(self.lang)["repair_json"].format(error=error)},
+        ]
+        messages, content = await self._complete(prompt, [*follow_up, *repair])
+        try:
+            return Reply(_parse(schema, content), content, messages)
+        except (ValueError, ValidationError) as exc:
+            raise CallFailed(f"{prompt.task}: malformed reply twice ({_brief(exc)})") from exc
+
+    async def _complete(
+        self, prompt: Prompt, follow_up: list[dict[str, str]]
+    ) -> tuple[list[dict[str, str]], str]:
+        """Content for the prompt: from the cache (any output mode) or from the server."""
+        for mode in MODES[MODES.index(self.mode) :]:
+            request = self._request(prompt, follow_up, mode)
+            hit = self.store.llm_cached(_key(request)) if self.store else None
+            if hit:
+                self.usage.cache_hits += 1
+                return request["messages"], json.loads(hit["response"])
+        while True:
+            request = self._request(prompt, follow_up, self.mode)
+            try:
+                content = await self._send(request, prompt.task)
+            except openai.BadRequestError as exc:
+                if self.mode == MODES[-1] or "response_format" not in request:
+                    raise CallFailed(f"{prompt.task}: rejected (400): {_msg(exc)}") from exc
+                failed = request["response_format"]["type"]
+                if self.mode == failed:  # fall back for the rest of the run
+                    self.mode = MODES[MODES.index(failed) + 1]
+                continue
+            return request["messages"], content
+
+    def _request(self, prompt: Prompt, follow_up: list[dict[str, str]], mode: str) -> dict:
+        hint = None if mode == "json_schema" else schema_hint(prompt.task, self.lang)
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": [*prompt.messages(hint), *follow_up],
+            "temperature": self.settings.temperature,
+            "max_tokens": MAX_TOKENS.get(prompt.task, SYNTHESIS_MAX_TOKENS),
+        }
+        if mode == "json_schema":
+            schema = {"name": prompt.task, "schema": json_schema(prompt.task), "strict": True}
+            request["response_format"] = {"type": "json_schema", "json_schema": schema}
+        elif mode == "json_object":
+            request["response_format"] = {"type": "json_object"}
+        return request
+
+    async def _send(self, request: dict, task: str) -> str:
+        await self.ensure_ready()
+        estimate = sum(estimate_tokens(m["content"]) for m in request["messages"])
+        if self._spent + estimate + request["max_tokens"] > self.settings.token_budget:
+            raise CallFailed(f"{task}: token budget {self.settings.token_budget} reached")
+        async with self._sem:
+            response = await self._with_retries(request, task)
+        usage = response.usage
+        prompt_tokens = usage.prompt_tokens if usage else estimate
+        completion_tokens = usage.completion_tokens if usage else 0
+        content = response.choices[0].message.content or "" if response.choices else ""
+        self.usage.prompt_tokens += prompt_tokens
+        self.usage.completion_tokens += completion_tokens
+        self._spent += prompt_tokens + completion_tokens
+        if self.store:
+            self.store.save_llm(_key(request), self.model, content, prompt_tokens,
+                                completion_tokens)  # fmt: skip
+        return content
+
+    async def _with_retries(self, request: dict, task: str) -> Any:
+        for attempt in range(self.retries + 1):
+            self.usage.calls += 1
+            try:
+                return await self.client.chat.completions.create(**request)
+            except openai.BadRequestError:
+                raise
+            except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
+                    openai.APIConnectionError) as exc:  # fmt: skip
+                if attempt == self.retries:
+                    raise CallFailed(f"{task}: {_msg(exc)} after {attempt + 1} tries") from exc
+                self.usage.retries += 1
+                await asyncio.sleep(self._delay(exc, attempt))
+            except openai.APIStatusError as exc:
+                if exc.status_code < 500:
+                    raise CallFailed(f"{task}: {exc.status_code} {_msg(exc)}") from exc
+                if attempt == self.retries:
+                    raise CallFailed(f"{task}: {_msg(exc)} after {attempt + 1} tries") from exc
+                self.usage.retries += 1
+                await asyncio.sleep(self._delay(exc, attempt))
+        raise AssertionError("unreachable")
+
+    def _delay(self, exc: Exception, attempt: int) -> float:
+        """``Retry-After`` when the server sends one, else exponential backoff with jitter."""
+        response = getattr(exc, "response", None)
+        header = response.headers.get("retry-after") if response is not None else None
+        try:
+            wait = float(header) if header is not None else None
+        except ValueError:
+            wait = None
+        if wait is None:
+            wait = self.backoff * 2**attempt * (1 + random.random() / 2)
+        return min(max(wait, 0.0), self.backoff_cap)
+
+    def cost(self) -> float | None:
+        pp, pc = self.settings.price_prompt_per_m, self.settings.price_completion_per_m
+        if pp is None and pc is None:
+            return None
+        used = self.usage
+        return round(used.prompt_tokens * (pp or 0) / 1e6 + used.completion_tokens * (pc or 0) / 1e6, 6)
+
+
+def _key(request: dict) -> str:
+    """sha256 of (model, messages, output format, sampling): the cache key."""
+    blob = json.dumps(
+        {k: request.get(k) for k in ("model", "messages", "response_format", "temperature")},
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _parse(schema: type[BaseModel], content: str) -> BaseModel:
+    text = content.strip()
+    if text.startswith("```"):  # a fenced reply in prompt mode
+        text = text.strip("`").removeprefix("json").strip()
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        raise ValueError("no JSON object in the reply")
+    return schema.model_validate(json.loads(text[start : end + 1]))
+
+
+def _brief(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
+    return str(exc).splitlines()[0][:200]
+
+
+def _msg(exc: Exception) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])[:200]
+    return str(exc).splitlines()[0][:200]

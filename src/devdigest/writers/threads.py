@@ -1,0 +1,308 @@
+"""Offline writing of thread-based sections: hot discussions, key changes, issues to watch."""
+
+from __future__ import annotations
+
+from devdigest.analysis.types import ChangeCandidate, Thread, WatchCandidate
+from devdigest.models import (
+    CommentRecord,
+    HotDiscussion,
+    ItemRecord,
+    KeyChange,
+    Viewpoint,
+    WatchItem,
+)
+from devdigest.writers.common import Context, is_maintainer, item_link, short_title, title_tags
+from devdigest.writers.extract import (
+    best_sentences,
+    first_sentence,
+    has_disagreement,
+    is_bare_approval,
+    plain,
+    sections,
+    split_sentences,
+    summary_sentences,
+    trim,
+)
+from devdigest.writers.phrases import join_list, phrase, signal_name
+
+MAX_DISCUSSIONS = 5
+MAX_VIEWPOINTS = 5
+MAX_CHANGES = 5
+MAX_WATCH = 5
+_DECISIVE = ("APPROVED", "CHANGES_REQUESTED", "DISMISSED")
+
+
+# --- hot discussions ---------------------------------------------------------------------
+
+
+def write_discussions(ctx: Context) -> list[HotDiscussion]:
+    return [_discussion(ctx, t) for t in ctx.analysis.discussions[:MAX_DISCUSSIONS]]
+
+
+def _discussion(ctx: Context, thread: Thread) -> HotDiscussion:
+    item = thread.item
+    return HotDiscussion(
+        item=item_link(item),
+        comments=len(thread.comments),
+        participants=len(thread.participants),
+        core_question=ctx.polish(core_question(ctx, item)),
+        viewpoints=_viewpoints(ctx, thread),
+        contention=ctx.polish(contention(ctx, thread)),
+        status=ctx.polish(status(ctx, thread)),
+    )
+
+
+def item_kind(ctx: Context, item: ItemRecord) -> str:
+    """pr, bug, proposal, question or issue: from title tags and categories."""
+    if item.is_pr:
+        return "pr"
+    tags = {t.lower() for t in title_tags(item.title)}
+    categories = set(ctx.analysis.categories.get(item.number, []))
+    if tags & {"rfc", "feature", "feature request"} or "RFCs and feature requests" in categories:
+        return "proposal"
+    if tags & {"usage", "installation", "doc"}:
+        return "question"
+    if tags & {"bug", "performance"} or "bug" in item.labels or "Bug fixes" in categories:
+        return "bug"
+    return "question"
+
+
+def core_question(ctx: Context, item: ItemRecord) -> str:
+    sentence = first_sentence(item.body)
+    detail = (
+        phrase(ctx.lang, "core_sentence", text=sentence)
+        if sentence
+        else phrase(ctx.lang, "core_no_body")
+    )
+    key = {"pr": "core_pr", "bug": "core_bug", "proposal": "core_proposal"}.get(
+        item_kind(ctx, item), "core_question"
+    )
+    return phrase(ctx.lang, key, title=short_title(item.title), sentence=detail)
+
+
+def _by_author(thread: Thread) -> dict[str, list[CommentRecord]]:
+    grouped: dict[str, list[CommentRecord]] = {}
+    for comment in thread.comments:
+        grouped.setdefault(comment.author, []).append(comment)
+    return grouped
+
+
+def _last_review_state(comments: list[CommentRecord]) -> str | None:
+    states = [
+        c.review_state for c in comments if c.kind == "review" and c.review_state in _DECISIVE
+    ]
+    return states[-1] if states else None
+
+
+def role_of(item: ItemRecord, login: str, comments: list[CommentRecord]) -> str:
+    if login == item.author:
+        return "author"
+    if any(c.kind in ("review", "review_comment") for c in comments):
+        return "reviewer"
+    if any(is_maintainer(c.author_association) for c in comments):
+        return "maintainer"
+    return "commenter"
+
+
+def _viewpoints(ctx: Context, thread: Thread) -> list[Viewpoint]:
+    grouped = _by_author(thread)
+    logins = [p for p in thread.participants if p in grouped]
+    if thread.item.author in logins:  # the author first, then others in order of appearance
+        logins.remove(thread.item.author)
+        logins.insert(0, thread.item.author)
+    out = []
+    for login in logins[:MAX_VIEWPOINTS]:
+        comments = grouped[login]
+        role = role_of(thread.item, login, comments)
+        text = position(ctx, thread.item, role, comments)
+        out.append(Viewpoint(login=login, role=phrase(ctx.lang, f"role_{role}"), position=text))
+    return out
+
+
+def position(ctx: Context, item: ItemRecord, role: str, comments: list[CommentRecord]) -> str:
+    """What ``comments`` (one participant's) say, in their own words where possible."""
+    lang = ctx.lang
+    state = _last_review_state(comments)
+    bodies = [c.body for c in comments if c.body.strip() and not is_bare_approval(c.body)]
+    text = best_sentences(bodies)
+    text = ctx.polish(text) if text else None
+    if state == "CHANGES_REQUESTED":
+        return phrase(lang, "pos_changes", text=text) if text else phrase(lang, "pos_changes_only")
+    if state == "APPROVED":
+        return (
+            phrase(lang, "pos_approved", text=text) if text else phrase(lang, "pos_approved_only")
+        )
+    if text:
+        if role == "author":
+            key = "pos_author"
+        elif has_disagreement(text):
+            key = "pos_concern"
+        elif text.rstrip().endswith(("?", "？")):
+            key = "pos_question"
+        else:
+            key = "pos_plain"
+        return phrase(lang, key, text=text)
+    if any(is_bare_approval(c.body) for c in comments):
+        return phrase(lang, "pos_approved_only" if item.is_pr else "pos_plus_one")
+    return phrase(lang, "pos_nothing")
+
+
+def contention(ctx: Context, thread: Thread) -> str:
+    lang = ctx.lang
+    grouped = _by_author(thread)
+    states = {login: _last_review_state(cs) for login, cs in grouped.items()}
+    blockers = [login for login, s in states.items() if s == "CHANGES_REQUESTED"]
+    approvers = [login for login, s in states.items() if s == "APPROVED"]
+    if blockers and approvers:
+        return phrase(
+            lang,
+            "contention_reviews",
+            blockers=join_list(lang, blockers),
+            approvers=join_list(lang, approvers),
+        )
+    if blockers:
+        return phrase(lang, "contention_blocked", blockers=join_list(lang, blockers))
+    others = [c for c in thread.comments if c.author != thread.item.author]
+    concern = _marked_sentence(others, has_disagreement)
+    if concern:
+        return phrase(lang, "contention_concern", who=concern[0], text=concern[1])
+    question = _open_question(thread, others)
+    if question:
+        return phrase(lang, "contention_open_question", who=question[0], text=question[1])
+    mode = {"pr": "mode_review", "bug": "mode_debug", "proposal": "mode_proposal"}.get(
+        item_kind(ctx, thread.item), "mode_qa"
+    )
+    return phrase(lang, "contention_none", mode=phrase(lang, mode))
+
+
+def _sentences_of(comment: CommentRecord) -> list[str]:
+    return [s for _, paras in sections(comment.body) for p in paras for s in split_sentences(p)]
+
+
+def _marked_sentence(comments: list[CommentRecord], test) -> tuple[str, str] | None:
+    best: tuple[int, str, str] | None = None
+    for comment in comments:
+        for sentence in _sentences_of(comment):
+            if test(sentence) and (best is None or len(sentence) > best[0]):
+                best = (len(sentence), comment.author, sentence)
+    return (best[1], trim(best[2])) if best else None
+
+
+def _open_question(thread: Thread, others: list[CommentRecord]) -> tuple[str, str] | None:
+    """The last question from someone else that the author has not answered since."""
+    author_times = [c.created_at for c in thread.comments if c.author == thread.item.author]
+    for comment in reversed(others):
+        if author_times and max(author_times) > comment.created_at:
+            return None
+        questions = [s for s in _sentences_of(comment) if s.endswith("?") and len(s) > 15]
+        if questions:
+            return comment.author, trim(questions[-1])
+    return None
+
+
+def status(ctx: Context, thread: Thread) -> str:
+    lang, item = ctx.lang, thread.item
+    if item.merged_at is not None:
+        return phrase(lang, "status_merged", when=ctx.when(item.merged_at))
+    if item.state == "closed" and item.closed_at is not None:
+        if item.is_pr:
+            return phrase(lang, "status_closed_pr", when=ctx.when(item.closed_at))
+        reason = (
+            item.state_reason if item.state_reason in ("not_planned", "duplicate") else "completed"
+        )
+        return phrase(
+            lang,
+            "status_closed_issue",
+            when=ctx.when(item.closed_at),
+            reason=phrase(lang, f"reason_{reason}"),
+        )
+    state_key = "status_open_issue"
+    if item.is_pr:
+        state_key = "status_draft_pr" if item.draft else "status_open_pr"
+    state = phrase(lang, state_key)
+    last = thread.comments[-1].author if thread.comments else item.author
+    if last == item.author:
+        whom = phrase(lang, "whom_reviewers" if item.is_pr else "whom_maintainers")
+        return phrase(lang, "status_wait_others", state=state, author=item.author, whom=whom)
+    return phrase(lang, "status_wait_author", state=state, last=last, author=item.author)
+
+
+# --- key technical changes -----------------------------------------------------------------
+
+
+def write_key_changes(ctx: Context) -> list[KeyChange]:
+    return [_change(ctx, c) for c in ctx.analysis.key_changes[:MAX_CHANGES]]
+
+
+def _change(ctx: Context, change: ChangeCandidate) -> KeyChange:
+    item = change.item
+    title = short_title(item.title)
+    sentences = summary_sentences(item.body, 2)
+    if sentences:
+        technical = phrase(
+            ctx.lang, "tech_body", title=title, sentences=trim(" ".join(sentences), 260)
+        )
+    else:
+        technical = phrase(ctx.lang, "tech_title", title=title)
+    return KeyChange(
+        item=item_link(item),
+        technical=ctx.polish(technical),
+        impact=ctx.polish(impact(ctx, change)),
+        figures=[plain(f) for f in change.figures],
+    )
+
+
+def impact(ctx: Context, change: ChangeCandidate) -> str:
+    lang = ctx.lang
+    parts = []
+    categories = ctx.analysis.categories.get(change.item.number, [])
+    if categories:
+        names = join_list(lang, [ctx.name_of(c) for c in categories])
+        parts.append(phrase(lang, "impact_category", names=names))
+    if change.figures:
+        figures = phrase(lang, "signal_join").join(plain(f) for f in change.figures[:3])
+        parts.append(phrase(lang, "impact_figures", figures=figures))
+    linked = [n for n in change.linked if n in ctx.known]
+    if linked:
+        parts.append(phrase(lang, "impact_linked", refs=join_list(lang, [f"#{n}" for n in linked])))
+    if change.reviews:
+        parts.append(phrase(lang, "impact_reviews", n=change.reviews))
+    merged = change.item.merged_at is not None
+    parts.append(phrase(lang, "impact_merged" if merged else "impact_open"))
+    text = phrase(lang, "impact_join").join(parts) + phrase(lang, "impact_end")
+    return text[0].upper() + text[1:]
+
+
+# --- issues worth watching ---------------------------------------------------------------
+
+
+def write_watch(ctx: Context) -> list[WatchItem]:
+    return [_watch(ctx, w) for w in ctx.analysis.watch[:MAX_WATCH]]
+
+
+def _watch(ctx: Context, watch: WatchCandidate) -> WatchItem:
+    signals = [signal_name(ctx.lang, s) for s in watch.signals]
+    return WatchItem(item=item_link(watch.item), signals=signals, why=ctx.polish(why(ctx, watch)))
+
+
+def why(ctx: Context, watch: WatchCandidate) -> str:
+    lang, item = ctx.lang, watch.item
+    parts = []
+    if watch.signals:
+        names = phrase(lang, "signal_join").join(signal_name(lang, s) for s in watch.signals)
+        parts.append(phrase(lang, "watch_signals", signals=names))
+    window = ctx.analysis.window
+    recent = [c for c in watch.comments if window.contains(c.created_at) and not c.is_bot]
+    if recent:
+        people = len({c.author for c in recent})
+        parts.append(phrase(lang, "watch_engagement", comments=len(recent), participants=people))
+    if item.reactions:
+        parts.append(phrase(lang, "watch_reactions", reactions=item.reactions))
+    parts.append(phrase(lang, "watch_closed" if item.state == "closed" else "watch_open"))
+    answered = any(
+        is_maintainer(c.author_association) and c.author != item.author for c in watch.comments
+    )
+    if item.state != "closed" and not answered:
+        parts.append(phrase(lang, "watch_no_reply"))
+    text = phrase(lang, "watch_join").join(parts) + phrase(lang, "watch_end")
+    return text[0].upper() + text[1:]

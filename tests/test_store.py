@@ -1,0 +1,192 @@
+"""Store: migrations, conditional upserts, window queries, reports and caches."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from devdigest.errors import StoreError
+from devdigest.models import CommentRecord, Counts, DailyReport, ItemRecord, Provenance, WindowInfo
+from devdigest.store import open_store
+from devdigest.store.schema import MIGRATIONS
+
+T0 = datetime(2026, 3, 12, 3, 24, tzinfo=UTC)
+
+
+def item(number: int, **kw) -> ItemRecord:
+    base = dict(
+        id=1000 + number,
+        number=number,
+        is_pr=False,
+        title=f"item {number}",
+        body="",
+        author="alice",
+        author_type="User",
+        author_association="MEMBER",
+        state="open",
+        state_reason=None,
+        draft=False,
+        labels=[],
+        created_at=T0,
+        updated_at=T0,
+        closed_at=None,
+        merged_at=None,
+        comments=0,
+        reactions=0,
+        html_url=f"https://github.com/o/r/issues/{number}",
+    )
+    return ItemRecord(**(base | kw))
+
+
+def comment(cid: int, number: int, **kw) -> CommentRecord:
+    base = dict(
+        id=cid,
+        kind="issue_comment",
+        number=number,
+        author="bob",
+        author_type="User",
+        author_association="NONE",
+        body="hi",
+        created_at=T0,
+        updated_at=T0,
+    )
+    return CommentRecord(**(base | kw))
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = open_store(str(tmp_path / "db.sqlite3"))
+    yield s
+    s.close()
+
+
+def test_migrations_recorded_once(tmp_path):
+    path = str(tmp_path / "m.sqlite3")
+    open_store(path).close()
+    s = open_store(path)  # second open applies nothing new
+    with s.engine.connect() as c:
+        names = [r[0] for r in c.exec_driver_sql("SELECT name FROM schema_migrations")]
+    assert names == [name for name, _ in MIGRATIONS]
+
+
+def test_upsert_applies_only_newer_or_equal(store):
+    with store.transaction() as c:
+        rid = store.repo_id("O/R", c)
+        store.upsert_items(c, rid, [item(1, title="new", updated_at=T0 + timedelta(hours=2))])
+    with store.transaction() as c:  # an older copy (e.g. a late page) must not win
+        store.upsert_items(c, rid, [item(1, title="old", updated_at=T0)])
+    assert store.items_by_number("o/r", [1])[1].title == "new"
+    with store.transaction() as c:
+        store.upsert_items(c, rid, [item(1, title="newer", updated_at=T0 + timedelta(hours=3))])
+    got = store.items_by_number("o/r", [1])[1]
+    assert got.title == "newer" and got.updated_at == T0 + timedelta(hours=3)
+    assert got.updated_at.tzinfo is not None
+
+
+def test_comment_kinds_do_not_collide(store):
+    with store.transaction() as c:
+        rid = store.repo_id("o/r", c)
+        store.upsert_comments(c, rid, [comment(7, 1), comment(7, 1, kind="review", body="LGTM")])
+    got = store.comments_between("o/r", T0, T0 + timedelta(seconds=1))
+    assert sorted(x.kind for x in got) == ["issue_comment", "review"]
+
+
+def test_window_items_half_open_and_definitions(store):
+    end = T0 + timedelta(days=1)
+    rows = [
+        item(1, created_at=T0),  # new issue at the start: counts
+        item(2, created_at=end),  # at the end: does not
+        item(
+            3, created_at=T0 - timedelta(days=3), state="closed", closed_at=T0 + timedelta(hours=1)
+        ),
+        item(4, created_at=T0 - timedelta(days=3), state="open", closed_at=T0 + timedelta(hours=1)),
+        item(
+            5,
+            is_pr=True,
+            created_at=T0 - timedelta(days=1),
+            state="closed",
+            closed_at=T0 + timedelta(hours=2),
+            merged_at=T0 + timedelta(hours=2),
+        ),
+        item(
+            6,
+            is_pr=True,
+            created_at=T0 + timedelta(hours=1),
+            state="closed",
+            closed_at=T0 + timedelta(hours=5),
+        ),
+        item(
+            7,
+            is_pr=True,
+            created_at=T0 - timedelta(days=2),
+            state="closed",
+            closed_at=end,
+            merged_at=end,
+        ),  # merged exactly at the end: not counted
+    ]
+    with store.transaction() as c:
+        store.upsert_items(c, store.repo_id("o/r", c), rows)
+    assert store.window_numbers("o/r", T0, end) == {
+        "new_issues": [1],
+        "closed_issues": [3],  # 4 was reopened: closed_at is stale, state open
+        "new_prs": [6],
+        "merged_prs": [5],
+        "closed_unmerged_prs": [6],
+    }
+
+
+def test_unknown_repo_reads_empty(store):
+    assert store.window_numbers("nobody/here", T0, T0 + timedelta(days=1))["new_issues"] == []
+    assert store.repos() == []
+
+
+def test_watermark_and_http_cache_roundtrip(store):
+    with store.transaction() as c:
+        rid = store.repo_id("o/r", c)
+        store.set_watermark(c, rid, "issues", T0)
+        store.set_watermark(c, rid, "issues", T0 + timedelta(hours=1))
+        store.save_http_validators(c, "https://x/y", "anon", '"abc"', None)
+    assert store.watermark(rid, "issues") == T0 + timedelta(hours=1)
+    assert store.watermark(rid, "comments") is None
+    assert store.http_validators("https://x/y", "anon") == ('"abc"', None)
+    assert store.http_validators("https://x/y", "other") == (None, None)
+
+
+def test_reports_replace_same_window_and_lang(store):
+    report = DailyReport(
+        repo="o/r",
+        project="R",
+        lang="en",
+        date="2026-03-12",
+        window=WindowInfo(start=T0, end=T0 + timedelta(days=1), tz="UTC", label="x"),
+        counts=Counts(new_issues=1),
+        provenance=Provenance(writer="offline", version="1", generated_at=T0),
+    )
+    store.save_report(report)
+    store.save_report(report.model_copy(update={"counts": Counts(new_issues=2)}))
+    store.save_report(report.model_copy(update={"lang": "zh"}))
+    saved = store.reports("o/r")
+    assert [(r.lang, r.counts.new_issues) for r in saved] == [("en", 2), ("zh", 1)]
+
+
+def test_llm_cache_roundtrip(store):
+    assert store.llm_cached("k") is None
+    store.save_llm("k", "m", {"a": 1}, 10, 2)
+    got = store.llm_cached("k")
+    assert (got["model"], got["prompt_tokens"], got["completion_tokens"]) == ("m", 10, 2)
+
+
+def test_unopenable_database_is_one_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(StoreError, match="DEVDIGEST_DB"):
+        open_store(str(blocker / "sub" / "db.sqlite3"))
+
+
+def test_naive_datetimes_are_refused(store):
+    with pytest.raises(StoreError), store.transaction() as c:
+        store.upsert_items(
+            c, store.repo_id("o/r", c), [replace(item(1), created_at=datetime(2026, 1, 1))]
+        )
