@@ -25,7 +25,11 @@ def test_one_human_and_bots_is_not_a_discussion() -> None:
 
 def test_two_humans_make_a_discussion() -> None:
     old = make_item(1, created_at=at(-100), author="alice")
-    comments = [make_comment(1, "bob", at(2)), make_comment(1, "carol", at(3)), bot_comment(1, at(4))]
+    comments = [
+        make_comment(1, "bob", at(2)),
+        make_comment(1, "carol", at(3)),
+        bot_comment(1, at(4)),
+    ]
     [thread] = compute_threads(items(old), comments, W)
     assert thread.participants == ["bob", "carol"]
     assert [c.author for c in thread.comments] == ["bob", "carol"]

@@ -18,7 +18,10 @@ from devdigest.analysis.figures import extract_figures
         ("Output improved from 1200 tok/s to 1450 tok/s", ["from 1200 tok/s to 1450 tok/s"]),
         ("throughput +12.5% on MI300X (Qwen3, 1k in / 1k out)", ["throughput +12.5%"]),
         ("no measurable change in throughput (+0.5%)", ["throughput (+0.5%)"]),
-        ("about 6% higher throughput and 15% lower latency", ["6% higher throughput", "15% lower latency"]),
+        (
+            "about 6% higher throughput and 15% lower latency",
+            ["6% higher throughput", "15% lower latency"],
+        ),
         ("improves decode throughput by ~1.3x", ["improves decode throughput by ~1.3x"]),
         ("TTFT: 35 ms -> 29 ms", ["TTFT: 35 ms -> 29 ms"]),
         ("ITL from 35ms to 29ms", ["ITL from 35ms to 29ms"]),

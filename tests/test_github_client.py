@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 import httpx
 import pytest
@@ -14,19 +15,12 @@ import pytest
 from devdigest.errors import AuthError, GitHubError, NotFound, RateLimited
 from devdigest.github.client import GitHubClient, token_fingerprint
 from devdigest.sample.model import Dataset
-from tests.fakes import github_server
 from tests.fakes.github_server import FakeClock, FakeGitHub
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 REPO = "acme/widgets"
 ISSUES = f"/repos/{REPO}/issues"
 TOKEN = "good-token"
-
-
-@pytest.fixture(autouse=True)
-def _prompt_replies(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Headers and body leave the fake in one segment (no 40 ms delayed-ACK stall)."""
-    monkeypatch.setattr(github_server._Handler, "disable_nagle_algorithm", True, raising=False)
 
 
 def small_dataset() -> Dataset:
@@ -218,9 +212,11 @@ def test_bad_token_is_an_auth_error(gh: FakeGitHub, clock: FakeClock) -> None:
 
 
 def test_token_without_access_is_an_auth_error(clock: FakeClock) -> None:
-    with FakeGitHub(small_dataset(), clock=clock, no_access={TOKEN: [REPO]}) as server:
-        with pytest.raises(AuthError, match="403"):
-            client(server, clock).get(f"/repos/{REPO}")
+    with (
+        FakeGitHub(small_dataset(), clock=clock, no_access={TOKEN: [REPO]}) as server,
+        pytest.raises(AuthError, match="403"),
+    ):
+        client(server, clock).get(f"/repos/{REPO}")
 
 
 def test_missing_object_is_not_found(gh: FakeGitHub, clock: FakeClock) -> None:
@@ -256,7 +252,7 @@ class _Relay(BaseHTTPRequestHandler):
 
     target = ""
     claimed_host = ""
-    seen: list[dict[str, str]] = []
+    seen: ClassVar[list[dict[str, str]]] = []
 
     def do_GET(self) -> None:
         type(self).seen.append(dict(self.headers))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -10,7 +11,9 @@ import pytest
 from devdigest.errors import StoreError
 from devdigest.models import CommentRecord, Counts, DailyReport, ItemRecord, Provenance, WindowInfo
 from devdigest.store import open_store
+from devdigest.store.engine import database_url
 from devdigest.store.schema import MIGRATIONS
+from tests.db import database, scoped_store
 
 T0 = datetime(2026, 3, 12, 3, 24, tzinfo=UTC)
 
@@ -57,17 +60,17 @@ def comment(cid: int, number: int, **kw) -> CommentRecord:
 
 @pytest.fixture
 def store(tmp_path):
-    s = open_store(str(tmp_path / "db.sqlite3"))
-    yield s
-    s.close()
+    with scoped_store(tmp_path) as s:
+        yield s
 
 
 def test_migrations_recorded_once(tmp_path):
-    path = str(tmp_path / "m.sqlite3")
-    open_store(path).close()
-    s = open_store(path)  # second open applies nothing new
-    with s.engine.connect() as c:
-        names = [r[0] for r in c.exec_driver_sql("SELECT name FROM schema_migrations")]
+    with database(tmp_path, "m.sqlite3") as db:
+        open_store(db).close()
+        s = open_store(db)  # second open applies nothing new
+        with s.engine.connect() as c:
+            names = [r[0] for r in c.exec_driver_sql("SELECT name FROM schema_migrations")]
+        s.close()
     assert names == [name for name, _ in MIGRATIONS]
 
 
@@ -190,3 +193,86 @@ def test_naive_datetimes_are_refused(store):
         store.upsert_items(
             c, store.repo_id("o/r", c), [replace(item(1), created_at=datetime(2026, 1, 1))]
         )
+
+
+def test_github_ids_beyond_32_bits_roundtrip(store):
+    big = 2**31 + 12345, 2**33 + 7
+    with store.transaction() as c:
+        rid = store.repo_id("o/r", c)
+        store.upsert_items(c, rid, [item(1, id=big[0])])
+        store.upsert_comments(c, rid, [comment(big[1], 1)])
+    assert store.items_by_number("o/r", [1])[1].id == big[0]
+    assert [x.id for x in store.comments_between("o/r", T0, T0 + timedelta(seconds=1))] == [big[1]]
+
+
+def test_text_with_nul_characters_is_stored(store):
+    body = "crash log: \x00\x00 end"
+    with store.transaction() as c:
+        rid = store.repo_id("o/r", c)
+        store.upsert_items(c, rid, [item(1, body=body, labels=["a\x00b"])])
+        store.upsert_comments(c, rid, [comment(5, 1, body=body)])
+    # PostgreSQL text cannot hold NUL: the store drops them there and nowhere else
+    kept = body.replace("\x00", "") if store.engine.dialect.name == "postgresql" else body
+    got = store.items_by_number("o/r", [1])[1]
+    assert (got.body, got.labels) == (kept, ["a\x00b"])
+    assert store.comments_between("o/r", T0, T0 + timedelta(seconds=1))[0].body == kept
+
+
+def test_names_sort_by_code_point_on_every_database(store):
+    names = ["a-b/x", "ab/a", "a_c/x", "a/b", "zz/top", "a.b/c"]
+    for name in names:
+        store.repo_id(name)
+    assert store.repos() == sorted(names)  # Python's order: code points, like SQLite
+    for name in reversed(names):
+        for lang in ("zh", "en"):
+            store.save_report(_report(name, lang))
+    assert [(r.repo, r.lang) for r in store.reports()] == [
+        (n, lang) for n in sorted(names) for lang in ("en", "zh")
+    ]
+
+
+def _report(repo: str, lang: str) -> DailyReport:
+    return DailyReport(
+        repo=repo,
+        project=repo,
+        lang=lang,
+        date="2026-03-12",
+        window=WindowInfo(start=T0, end=T0 + timedelta(days=1), tz="UTC", label="x"),
+        counts=Counts(),
+        provenance=Provenance(writer="offline", version="1", generated_at=T0),
+    )
+
+
+def test_concurrent_first_opens_migrate_once(tmp_path):
+    errors: list[Exception] = []
+
+    def open_and_use(db: str) -> None:
+        try:
+            s = open_store(db)
+            s.repo_id("o/r")  # concurrent creators of one repo agree on its id
+            s.close()
+        except StoreError as exc:
+            errors.append(exc)
+
+    with database(tmp_path, "race.sqlite3") as db:
+        threads = [threading.Thread(target=open_and_use, args=(db,)) for _ in range(5)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        s = open_store(db)
+        with s.engine.connect() as c:
+            names = [r[0] for r in c.exec_driver_sql("SELECT name FROM schema_migrations")]
+        repos = s.repos()
+        s.close()
+    assert errors == []
+    assert sorted(names) == sorted(name for name, _ in MIGRATIONS) and repos == ["o/r"]
+
+
+def test_database_urls_and_missing_driver():
+    assert database_url("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
+    assert database_url("postgres://u:pw@h:5433/db") == "postgresql+psycopg://u:pw@h:5433/db"
+    assert database_url("postgresql+psycopg:///db") == "postgresql+psycopg:///db"
+    with pytest.raises(StoreError, match=r"'MySQLdb' is not installed") as info:
+        open_store("mysql://u:secret@h/db")
+    assert "secret" not in str(info.value)

@@ -71,7 +71,10 @@ class Project(_Strict):
     @field_validator("tz")
     @classmethod
     def _known_tz(cls, value: str) -> str:
-        resolve_tz(value)
+        try:
+            resolve_tz(value)
+        except ConfigError as exc:  # a ValueError lets pydantic report it with the others
+            raise ValueError(str(exc)) from exc
         return value
 
     @property
@@ -85,6 +88,7 @@ class Config(_Strict):
     github_token: SecretStr | None = None
     github_rate_reserve: int = Field(50, ge=0)  # below this many requests left, wait for reset
     github_max_tries: int = Field(6, ge=1, le=20)  # per request, for 5xx, resets and limits
+    github_graphql: bool = False  # batch PR reviews in GraphQL queries (REST fallback)
     out: str = "reports"
     site_out: str = "site"
     # Day pages of the site: {owner} {repo} {date} {year} {month} {lang} {lang_suffix}, where
@@ -154,6 +158,7 @@ _ENV = {  # setting → environment variables, first found wins
     "db": ("DEVDIGEST_DB",),
     "github_api_url": ("DEVDIGEST_GITHUB_API_URL",),
     "github_token": ("DEVDIGEST_GITHUB_TOKEN", "GITHUB_TOKEN"),
+    "github_graphql": ("DEVDIGEST_GITHUB_GRAPHQL",),
     "out": ("DEVDIGEST_OUT",),
 }
 _LLM_ENV = {

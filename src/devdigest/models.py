@@ -133,6 +133,8 @@ class FocusSection(BaseModel):
     overview: list[Statement] = Field(default_factory=list)
     issues: list[FocusEntry] = Field(default_factory=list)
     prs: list[FocusEntry] = Field(default_factory=list)
+    more_issues: list[ItemLink] = Field(default_factory=list)  # matched but not described
+    more_prs: list[ItemLink] = Field(default_factory=list)
 
 
 class Viewpoint(BaseModel):

@@ -7,6 +7,10 @@
 (`gh.enterprise_url`), as on GitHub Enterprise Server. Faults are scripted with `gh.fail`,
 `gh.secondary_limit`, `gh.too_many_requests`, `gh.reset_connection`, `gh.truncate`, `gh.slow`,
 `gh.touch_during_paging`; each fires a given number of times and is then used up.
+
+`POST /graphql` (and `/api/graphql`) answers the one GraphQL query devdigest sends (see
+`tests/fakes/graphql.py`), with its own rate-limit bucket; `graphql=False` makes it absent (404),
+as on an old GitHub Enterprise Server.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from devdigest.sample.dataset import DEFAULT_DAY_END, Dataset
 from devdigest.sample.model import iso
-from tests.fakes.routes import Response, page_args, route
+from tests.fakes import graphql
+from tests.fakes.routes import Response, error, page_args, route
 from tests.fakes.views import Views
 
 DOCS = "https://docs.github.com/rest"
@@ -117,6 +122,7 @@ class RequestRecord:
     timestamp: datetime | None = None
     charged: bool = False
     fault: str | None = None
+    body: Any = None  # the parsed JSON body of a POST
 
 
 @dataclass
@@ -139,6 +145,8 @@ class FakeGitHub:
         limit: int = 5000,
         anonymous_limit: int = 60,
         latency: float = 0.0,
+        graphql_limit: int = 5000,
+        graphql: bool = True,
     ) -> None:
         sets = [dataset] if isinstance(dataset, Dataset) else list(dataset)
         self.datasets = {ds.repo.lower(): ds for ds in sets}
@@ -148,6 +156,7 @@ class FakeGitHub:
             tok: {r.lower() for r in repos} for tok, repos in (no_access or {}).items()
         }
         self.limit, self.anonymous_limit, self.latency = limit, anonymous_limit, latency
+        self.graphql_limit, self.graphql_enabled = graphql_limit, graphql
         self.faults: list[Fault] = []
         self.requests: list[RequestRecord] = []
         self.touches: dict[str, dict[int, float]] = {}
@@ -228,7 +237,7 @@ class FakeGitHub:
 
     def touch_during_paging(
         self,
-        path: str = r"/issues$",
+        path: str = r"/issues\?",
         after_page: int = 1,
         number: int | None = None,
         times: int = 1,
@@ -245,9 +254,11 @@ class FakeGitHub:
             when = (at or self.clock.now()).timestamp()
             self.touches.setdefault(repo.lower(), {})[number] = when
 
-    def set_remaining(self, remaining: int, token: str | None = None) -> None:
+    def set_remaining(
+        self, remaining: int, token: str | None = None, resource: str = "core"
+    ) -> None:
         with self._lock:
-            bucket = self._bucket(token, "127.0.0.1")
+            bucket = self._bucket(token, "127.0.0.1", resource)
             bucket.used = bucket.limit - remaining
 
     def reset_log(self) -> None:
@@ -264,11 +275,14 @@ class FakeGitHub:
 
     # ---- request handling ------------------------------------------------------------------
 
-    def _bucket(self, token: str | None, ip: str) -> _Bucket:
-        key = f"token:{token}" if token else f"ip:{ip}"
+    def _bucket(self, token: str | None, ip: str, resource: str = "core") -> _Bucket:
+        key = (f"token:{token}" if token else f"ip:{ip}") + ("" if resource == "core" else resource)
         bucket = self._buckets.get(key)
         if bucket is None:
-            bucket = self._buckets[key] = _Bucket(self.limit if token else self.anonymous_limit)
+            limit = self.limit if token else self.anonymous_limit
+            bucket = self._buckets[key] = _Bucket(
+                self.graphql_limit if resource != "core" else limit
+            )
         now = self.clock.time()
         if now >= bucket.reset:
             bucket.used, bucket.reset = 0, float(int(now) + 3600)
@@ -277,6 +291,8 @@ class FakeGitHub:
     def handle(self, h: _Handler) -> None:
         split = urlsplit(h.path)
         prefix = "/api/v3" if split.path.startswith("/api/v3/") else ""
+        if split.path.rstrip("/") == "/api/graphql":
+            prefix = "/api"
         path = split.path[len(prefix) :].rstrip("/") or "/"
         query = dict(parse_qsl(split.query))
         with self._lock:
@@ -289,6 +305,7 @@ class FakeGitHub:
             if fault is not None:
                 fault.fired += 1
             record = RequestRecord(index, h.command, path, query, _logged(h.headers))
+            record.body = _json_or_none(h.body) if h.command == "POST" else None
             record.fault = fault.kind if fault else None
             self.requests.append(record)
         delay = self.latency + (fault.delay_ms / 1000 if fault and fault.kind == "slow" else 0.0)
@@ -319,6 +336,8 @@ class FakeGitHub:
             return Response(
                 401, {"message": "Bad credentials", "documentation_url": DOCS}, charge=False
             )
+        if h.command == "POST" or path == "/graphql":
+            return self._graphql(h, path, token, fault)
         bucket = self._bucket(token, h.client_address[0])
         if fault is not None and fault.kind in ("status", "secondary"):
             resp = _fault_response(fault)
@@ -331,16 +350,28 @@ class FakeGitHub:
             resp = self._conditional(h, route(self, path, query, token, now))
         if resp.charge:
             bucket.used += 1
-        resp.headers.update(
-            {
-                "X-RateLimit-Limit": str(bucket.limit),
-                "X-RateLimit-Remaining": str(max(0, bucket.limit - bucket.used)),
-                "X-RateLimit-Used": str(bucket.used),
-                "X-RateLimit-Reset": str(int(bucket.reset)),
-                "X-RateLimit-Resource": "core",
-            }
-        )
-        return resp
+        return _rate_headers(resp, bucket, "core")
+
+    def _graphql(self, h: _Handler, path: str, token: str | None, fault: Fault | None):
+        """`POST /graphql`: GitHub requires a token; errors come as HTTP 200 with `errors`."""
+        if path != "/graphql" or h.command != "POST" or not self.graphql_enabled:
+            return error(404, "Not Found")
+        if token is None:
+            message = "This endpoint requires you to be authenticated."
+            return Response(401, {"message": message, "documentation_url": DOCS}, charge=False)
+        bucket = self._bucket(token, h.client_address[0], "graphql")
+        if fault is not None and fault.kind in ("status", "secondary"):
+            resp = _fault_response(fault)
+        elif bucket.used + graphql.COST > bucket.limit:
+            resp = graphql.rate_limited(token)
+        else:
+            remaining = max(0, bucket.limit - bucket.used - graphql.COST)
+            reset = iso(datetime.fromtimestamp(bucket.reset, UTC))
+            rate = {"cost": graphql.COST, "remaining": remaining, "resetAt": reset}
+            resp = graphql.answer(self, h.body, token, self.clock.now(), rate)
+        if resp.charge:
+            bucket.used += graphql.COST
+        return _rate_headers(resp, bucket, "graphql")
 
     def _conditional(self, h: _Handler, resp: Response) -> Response:
         if resp.status != 200:
@@ -388,9 +419,18 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "GitHub.com"
     sys_version = ""
+    disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms stalls
     app: FakeGitHub
 
+    body: bytes = b""
+
     def do_GET(self) -> None:
+        self.body = b""
+        self.app.handle(self)
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        self.body = self.rfile.read(length) if length > 0 else b""
         self.app.handle(self)
 
     def date_time_string(self, timestamp: float | None = None) -> str:
@@ -461,6 +501,26 @@ def _link(host: str, path: str, query: dict[str, str], total: int) -> str:
     if page > 1:
         rels.append((1, "first"))
     return ", ".join(f'<{url(k)}>; rel="{rel}"' for k, rel in rels)
+
+
+def _json_or_none(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+def _rate_headers(resp: Response, bucket: _Bucket, resource: str) -> Response:
+    resp.headers.update(
+        {
+            "X-RateLimit-Limit": str(bucket.limit),
+            "X-RateLimit-Remaining": str(max(0, bucket.limit - bucket.used)),
+            "X-RateLimit-Used": str(bucket.used),
+            "X-RateLimit-Reset": str(int(bucket.reset)),
+            "X-RateLimit-Resource": resource,
+        }
+    )
+    return resp
 
 
 def _fault_response(fault: Fault) -> Response:

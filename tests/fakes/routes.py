@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from devdigest.sample.model import Dataset, Item, iso, parse_iso, sha_for
+from devdigest.sample.model import Dataset, Item, Review, iso, parse_iso, sha_for
 
 if TYPE_CHECKING:
     from tests.fakes.github_server import FakeGitHub
@@ -142,12 +142,25 @@ def _comments(app: FakeGitHub, ds: Dataset, review: bool, query: dict[str, str],
     )
 
 
+def visible_pull(ds: Dataset, number: int, now: datetime) -> Item | None:
+    """Pull request ``number`` if it exists as of ``now``."""
+    item = ds.items.get(number)
+    if item is None or item.created_at > now or not item.is_pr:
+        return None
+    return item
+
+
+def pull_reviews(ds: Dataset, number: int, now: datetime) -> list[Review]:
+    """The reviews of a pull request as of ``now``, in GitHub's order (REST and GraphQL)."""
+    return ds.reviews_at(number, now)
+
+
 def _single(app, ds: Dataset, kind: str, number: int, sub: str | None, query, now: datetime):
     item = ds.items.get(number)
     if item is None or item.created_at > now or (kind == "pulls" and not item.is_pr):
         return error(404, "Not Found")
     if sub == "/reviews" and kind == "pulls":
-        reviews = ds.reviews_at(number, now)
+        reviews = pull_reviews(ds, number, now)
         return _paged(reviews, query, ds.review_json, lambda r: r.submitted_at)
     if sub == "/files" and kind == "pulls":
         return _paged(item.files, query, lambda f: _file_json(ds, item, f), lambda f: None)

@@ -7,7 +7,7 @@ stored history), then hands plain records to the ``compute_*`` functions of the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 from devdigest.analysis.activity import compute_activity, history_suffices
@@ -43,14 +43,28 @@ class WindowData:
     appendix: dict[str, list[ItemRecord]]
     comments: list[CommentRecord]  # created in the window, bots included, oldest first
     items: dict[int, ItemRecord]  # appendix items + items discussed in the window
-    history: dict[int, list[CommentRecord]]  # all stored comments of ``items`` up to the end
+    history: dict[int, list[CommentRecord]]  # candidates' stored comments up to the end
     linked: dict[int, ItemRecord]  # items referenced from window items' bodies
     previous: list[ItemRecord]  # items created in the baseline days before the window
     earliest: datetime | None  # where the stored history begins
     seen_before: set[str] | None  # new authors with earlier stored activity (None: too little)
     data_fetched_at: datetime | None = None
     github_requests: int = 0
-    notes: list[str] = field(default_factory=list)
+
+
+def history_numbers(
+    items: dict[int, ItemRecord], comments: list[CommentRecord], window: Window
+) -> set[int]:
+    """Items whose whole stored discussion the analysis needs: PRs merged in the window or
+    reviewed in it (key-change candidates) and the issues worth watching."""
+    reviewed = {c.number for c in comments if c.kind == "review" and window.contains(c.created_at)}
+    prs = {
+        n
+        for n, item in items.items()
+        if item.is_pr and (window.contains(item.merged_at) or n in reviewed)
+    }
+    watch = compute_watch(items.values(), comments, window, limit=WATCH)
+    return prs | {w.item.number for w in watch}
 
 
 def read_window(store: Store, repo: str, window: Window, now: datetime | None = None) -> WindowData:
@@ -61,7 +75,7 @@ def read_window(store: Store, repo: str, window: Window, now: datetime | None = 
     items = appendix_items(appendix)
     extra = discussed_numbers(comments, window) - items.keys()
     items.update(store.items_by_number(repo, extra))
-    history = store.comments_for(repo, items.keys(), until)
+    history = store.comments_for(repo, history_numbers(items, comments, window), until)
     top = max(items, default=0)
     refs = {
         n

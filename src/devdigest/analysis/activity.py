@@ -48,11 +48,11 @@ def first_time_contributors(
 
 
 def merge_hours(merged: Iterable[ItemRecord]) -> list[float]:
-    """Hours from creation to merge for each merged PR."""
+    """Hours from creation to merge for each merged PR opened by a human (bots excluded)."""
     return [
         (item.merged_at - item.created_at).total_seconds() / 3600
         for item in merged
-        if item.merged_at is not None
+        if item.merged_at is not None and not item.is_bot
     ]
 
 

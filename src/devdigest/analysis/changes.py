@@ -181,8 +181,6 @@ def compute_changes(
             nearly = True
         else:
             continue
-        candidates.append(
-            score_change(item, rows, rules, window, repo, nearly)
-        )
+        candidates.append(score_change(item, rows, rules, window, repo, nearly))
     candidates.sort(key=lambda c: (-c.score, c.nearly_merged, -c.item.number))
     return candidates[:limit]

@@ -85,11 +85,15 @@ def match_rule(item: ItemRecord, rule: Rule, text: str | None = None) -> list[st
     wanted_labels = _fold(rule.labels)
     reasons += [f"label {label}" for label in item.labels if label.casefold() in wanted_labels]
     wanted_tags = _fold(rule.title_tags)
-    reasons += [f"title tag [{tag}]" for tag in title_tags(item.title) if tag.casefold() in wanted_tags]
+    reasons += [
+        f"title tag [{tag}]" for tag in title_tags(item.title) if tag.casefold() in wanted_tags
+    ]
     if rule.keywords:
         haystack = searchable_text(item) if text is None else text
         reasons += [
-            f"keyword {kw.rstrip('*')}" for kw in rule.keywords if keyword_pattern(kw).search(haystack)
+            f"keyword {kw.rstrip('*')}"
+            for kw in rule.keywords
+            if keyword_pattern(kw).search(haystack)
         ]
     if rule.authors and item.author.casefold() in _fold(rule.authors):
         reasons.append(f"author {item.author}")

@@ -64,7 +64,9 @@ def human_in_window(comments: Iterable[CommentRecord], window: Window) -> list[C
     return sorted(kept, key=lambda c: (c.created_at, c.id))
 
 
-def thread_participants(item: ItemRecord, comments: list[CommentRecord], window: Window) -> list[str]:
+def thread_participants(
+    item: ItemRecord, comments: list[CommentRecord], window: Window
+) -> list[str]:
     """Distinct humans who wrote in the window, in order of first appearance."""
     writers: list[tuple] = [
         (c.created_at, c.id, c.author) for c in comments if not is_light_review(c)

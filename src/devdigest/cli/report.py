@@ -1,7 +1,109 @@
-"""CLI commands (being written)."""
+"""``devdigest report`` and ``devdigest demo``."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
 
 import click
 
+from devdigest.cli.common import window_from_options, window_options
+from devdigest.cli.sync import graphql_option, with_graphql
+from devdigest.report import (
+    DEMO_TZ,
+    generate_reports,
+    languages,
+    sample_window,
+    upsert_sample,
+    write_files,
+)
+from devdigest.store import open_store
+from devdigest.writers import WRITERS, resolve_writer
+
+LANG_CHOICES = click.Choice(["zh", "en", "both"])
+
+
+@click.command("report")
+@click.argument("repo", metavar="OWNER/REPO")
+@window_options
+@click.option("--lang", type=LANG_CHOICES, default="zh", show_default=True, help="Report language.")
+@click.option(
+    "--writer",
+    type=click.Choice(WRITERS),
+    default="auto",
+    show_default=True,
+    help="auto: the LLM when configured, else offline.",
+)
+@click.option("--out", metavar="DIR", help="Output folder [default: config out, 'reports'].")
+@click.option("--no-sync", is_flag=True, help="Use the stored data only (no GitHub requests).")
+@graphql_option
+@click.pass_obj
+def report_cmd(
+    app,
+    repo: str,
+    on_date: str | None,
+    since: str | None,
+    until: str | None,
+    last: str | None,
+    tz: str | None,
+    lang: str,
+    writer: str,
+    out: str | None,
+    no_sync: bool,
+    graphql: bool | None,
+) -> None:
+    """Write the daily report of OWNER/REPO as Markdown and JSON."""
+    config = with_graphql(app.config, graphql)
+    project = config.project(repo)
+    window = window_from_options(project.tz, on_date, since, until, last, tz)
+    store = open_store(config.db)
+    try:
+        run = generate_reports(
+            config, store, project.repo, window, languages(lang), writer=writer, no_sync=no_sync
+        )
+        for report in run.reports:
+            for path in write_files(report, out or config.out):
+                click.echo(str(path))
+    finally:
+        store.close()
+
+
+@click.command("demo")
+@click.option("--lang", type=LANG_CHOICES, default="both", show_default=True, help="Language.")
+@click.option("--out", metavar="DIR", help="Output folder [default: config out, 'reports'].")
+@click.option("--seed", type=int, default=0, show_default=True, help="Sample day to generate.")
+@click.option("--writer", type=click.Choice(WRITERS), default="offline", show_default=True)
+@click.pass_obj
+def demo_cmd(app, lang: str, out: str | None, seed: int, writer: str) -> None:
+    """A report of the bundled sample day: no network, no token needed."""
+    from devdigest.sample.dataset import generate_day
+
+    config = app.config
+    resolve_writer(config, config.project("vllm-project/vllm"), writer)
+    dataset = generate_day(seed=seed)
+    with tempfile.TemporaryDirectory(prefix="devdigest-demo-") as tmp:
+        db = app.flags.get("db") or str(Path(tmp) / "demo.sqlite3")
+        store = open_store(db)
+        try:
+            upsert_sample(store, dataset)
+            window = sample_window(dataset.end, DEMO_TZ)
+            run = generate_reports(
+                config,
+                store,
+                dataset.repo,
+                window,
+                languages(lang),
+                writer=writer,
+                no_sync=True,
+                now=dataset.end,
+            )
+            for report in run.reports:
+                for path in write_files(report, out or config.out):
+                    click.echo(str(path))
+        finally:
+            store.close()
+
 
 def register(cli: click.Group) -> None:
-    pass
+    cli.add_command(report_cmd)
+    cli.add_command(demo_cmd)

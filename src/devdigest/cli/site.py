@@ -1,7 +1,65 @@
-"""CLI commands (being written)."""
+"""``devdigest site build`` and ``devdigest site serve``."""
+
+from __future__ import annotations
+
+from pathlib import Path
 
 import click
 
+from devdigest.site.build import FORMATS, build_site
+from devdigest.store import open_store
+
+
+@click.group("site")
+def site_group() -> None:
+    """Publish stored reports as a static site."""
+
+
+@site_group.command("build")
+@click.option("--out", metavar="DIR", help="Output folder [default: site_out, e.g. site/].")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="html",
+    show_default=True,
+    help="html: a complete site; jekyll: Markdown + front matter for a Jekyll site.",
+)
+@click.option("--base-url", metavar="URL", help="Public URL of the site, for absolute feed links.")
+@click.pass_obj
+def build_cmd(app, out: str | None, fmt: str, base_url: str | None) -> None:
+    """Build every report in the store, all projects (atomic, incremental)."""
+    config = app.config
+    store = open_store(config.db)
+    try:
+        report = build_site(store, config, out or config.site_out, fmt=fmt, base_url=base_url)
+    finally:
+        store.close()
+    click.echo(f"built {report.summary()}")
+
+
+@site_group.command("serve")
+@click.option("--out", metavar="DIR", help="Folder to build into [default: site_out].")
+@click.option("--port", type=int, default=8000, show_default=True, help="Port on 127.0.0.1.")
+@click.pass_obj
+def serve_cmd(app, out: str | None, port: int) -> None:
+    """Preview the site locally; pages are rebuilt when the store changes."""
+    from devdigest.site.serve import SiteServer, make_server
+
+    config = app.config
+    store = open_store(config.db)
+    site = SiteServer(store, config, Path(out or config.site_out), log=click.echo)
+    server = make_server(site, port)
+    host, bound = server.server_address[:2]
+    click.echo(f"serving {site.out} on http://{host}:{bound}/ (Ctrl-C to stop)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        click.echo("stopped")
+    finally:
+        server.server_close()
+        store.close()
+
 
 def register(cli: click.Group) -> None:
-    pass
+    cli.add_command(site_group)

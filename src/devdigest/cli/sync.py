@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
+from typing import Any
 
 import click
 from rich.console import Console
@@ -59,6 +60,28 @@ def summary_line(repo: str, stats: SyncStats) -> str:
     )
 
 
+def echo_notes(stats: SyncStats) -> None:
+    """What the run noted (e.g. a fallback from GraphQL to REST), on stderr."""
+    for note in stats.notes:
+        click.echo(f"note: {note}", err=True)
+
+
+def graphql_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--graphql/--no-graphql``: batch PR reviews over GraphQL (default: the setting)."""
+    return click.option(
+        "--graphql/--no-graphql",
+        default=None,
+        help="Batch PR reviews in GraphQL queries [env DEVDIGEST_GITHUB_GRAPHQL].",
+    )(command)
+
+
+def with_graphql(config: Config, graphql: bool | None) -> Config:
+    """``config`` with the ``--graphql/--no-graphql`` flag applied, when given."""
+    if graphql is None:
+        return config
+    return config.model_copy(update={"github_graphql": graphql})
+
+
 def _anonymous_note(config: Config) -> None:
     if config.github_token is None:
         click.echo(
@@ -82,12 +105,18 @@ def _store(config: Config) -> Iterator[Store]:
 @click.option("--since", metavar="ISO", help="Fetch changes since this time (ISO 8601).")
 @click.option("--days", type=click.IntRange(min=1), help="Fetch changes of the last N days.")
 @click.option("--no-wait", is_flag=True, help="Stop instead of waiting for a rate limit reset.")
+@graphql_option
 @click.pass_obj
 def sync_command(
-    app: AppContext, repo: str, since: str | None, days: int | None, no_wait: bool
+    app: AppContext,
+    repo: str,
+    since: str | None,
+    days: int | None,
+    no_wait: bool,
+    graphql: bool | None,
 ) -> None:
     """Mirror REPO (OWNER/NAME) incrementally: default since the last sync, or 2 days."""
-    config = app.config
+    config = with_graphql(app.config, graphql)
     config.project(repo)  # validates OWNER/NAME
     if since and days:
         raise ConfigError("choose one of --since and --days")
@@ -100,7 +129,10 @@ def sync_command(
         gh.make_client(config, wait=not no_wait) as client,
         sync_progress() as progress,
     ):
-        stats = gh.sync_repo(store, client, repo, start, progress=progress)
+        stats = gh.sync_repo(
+            store, client, repo, start, progress=progress, graphql=config.github_graphql
+        )
+    echo_notes(stats)
     click.echo(summary_line(repo, stats))
 
 
@@ -110,6 +142,7 @@ def sync_command(
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--no-sync", is_flag=True, help="Use the store as it is, without syncing.")
 @click.option("--no-wait", is_flag=True, help="Stop instead of waiting for a rate limit reset.")
+@graphql_option
 @click.pass_obj
 def stats_command(
     app: AppContext,
@@ -122,9 +155,10 @@ def stats_command(
     as_json: bool,
     no_sync: bool,
     no_wait: bool,
+    graphql: bool | None,
 ) -> None:
     """The five counts of a window of REPO (OWNER/NAME), syncing what it needs first."""
-    config = app.config
+    config = with_graphql(app.config, graphql)
     project = config.project(repo)
     window = window_from_options(project.tz, on_date, since, until, last, tz, now=gh.current_time())
     with _store(config) as store:
@@ -135,6 +169,7 @@ def stats_command(
                     config, store, repo, window.start, wait=not no_wait, progress=progress
                 )
             if stats is not None:
+                echo_notes(stats)
                 click.echo(summary_line(repo, stats), err=True)
         numbers = store.window_numbers(repo, window.start, window.end)
     click.echo(render_stats(repo, window, numbers, as_json))

@@ -1,7 +1,9 @@
-"""GitHub REST client: conditional GETs, pagination, retries and rate limits.
+"""GitHub REST client: conditional GETs, pagination, retries and rate limits, plus GraphQL.
 
-Requests run serially. The clock (``now() -> datetime``) and the sleeper (``sleep(seconds)``)
-are injectable so that tests run on a simulated clock without real waiting.
+Requests run serially. REST and GraphQL have separate rate limits (``X-RateLimit-Resource``
+core and graphql); each is tracked and respected on its own. The clock (``now() -> datetime``)
+and the sleeper (``sleep(seconds)``) are injectable so that tests run on a simulated clock
+without real waiting.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import httpx
 
 from devdigest import __version__
 from devdigest.errors import AuthError, GitHubError, NotFound, RateLimited
+from devdigest.github.graphql import graphql_error, graphql_url
 from devdigest.models import SyncStats
 
 Clock = Callable[[], datetime]
@@ -81,6 +84,15 @@ class ApiResponse:
             return None
 
 
+@dataclass(slots=True)
+class RateState:
+    """What the last response of one rate-limit resource said."""
+
+    limit: int | None = None
+    remaining: int | None = None
+    reset: float | None = None
+
+
 class _Retry(Exception):
     """A transient failure: wait ``delay`` seconds and try again."""
 
@@ -120,9 +132,7 @@ class GitHubClient:
         self.wait = wait
         self.backoff_cap = backoff_cap
         self.rng = rng or random.Random()
-        self.rate_limit: int | None = None
-        self.rate_remaining: int | None = None
-        self.rate_reset: float | None = None
+        self.rates: dict[str, RateState] = {"core": RateState(), "graphql": RateState()}
         self._reached = False
         headers = {
             "Accept": "application/vnd.github+json",
@@ -143,6 +153,20 @@ class GitHubClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # --- rate state of the REST (core) resource ----------------------------------------------
+
+    @property
+    def rate_limit(self) -> int | None:
+        return self.rates["core"].limit
+
+    @property
+    def rate_remaining(self) -> int | None:
+        return self.rates["core"].remaining
+
+    @property
+    def rate_reset(self) -> float | None:
+        return self.rates["core"].reset
 
     # --- public ----------------------------------------------------------------------------
 
@@ -172,22 +196,41 @@ class GitHubClient:
             headers["If-None-Match"] = etag
         if last_modified:
             headers["If-Modified-Since"] = last_modified
+        return self._send(_Request("GET", url, params, headers))
+
+    @property
+    def graphql_url(self) -> str:
+        return graphql_url(self.base_url)
+
+    def graphql(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """POST a GraphQL query; returns its ``data``.
+
+        ``errors`` of type ``RATE_LIMITED`` are waited out like a REST rate limit; any other
+        errors raise ``GraphQLError`` (with the partial ``data``); a 401 raises ``AuthError``.
+        """
+        body = {"query": query, "variables": variables}
+        request = _Request("POST", self.graphql_url, None, {}, body, "graphql")
+        return self._send(request).data["data"]
+
+    def _send(self, request: _Request) -> ApiResponse:
+        """One request with retries, waits and the reserve of its rate-limit resource."""
         last_reason = ""
         for attempt in range(1, self.max_tries + 1):
-            self._respect_reserve()
+            self._respect_reserve(request.resource)
             try:
-                return self._attempt(url, params, headers, attempt)
+                return self._attempt(request, attempt)
             except _Retry as retry:
                 last_reason = retry.reason
                 if attempt == self.max_tries:
                     break
                 self.stats.retried += 1
                 self._sleep(retry.delay)
+        url = request.url
         if "rate limit" in last_reason:
             raise RateLimited(
                 f"GitHub kept rate-limiting {url} ({last_reason}) after {self.max_tries} tries: "
                 "rerun later; everything fetched so far is kept",
-                self.rate_reset,
+                self.rates[request.resource].reset,
             )
         raise GitHubError(
             f"GitHub request failed after {self.max_tries} tries ({last_reason}): {url}; "
@@ -204,12 +247,16 @@ class GitHubClient:
 
     # --- one attempt -----------------------------------------------------------------------
 
-    def _attempt(
-        self, url: str, params: dict[str, Any] | None, headers: dict[str, str], attempt: int
-    ) -> ApiResponse:
+    def _attempt(self, request: _Request, attempt: int) -> ApiResponse:
         try:
             self.stats.requests += 1
-            resp = self.http.get(url, params=params, headers=headers)
+            resp = self.http.request(
+                request.method,
+                request.url,
+                params=request.params,
+                headers=request.headers,
+                json=request.body,
+            )
         except httpx.ConnectError as exc:
             if not self._reached:
                 raise GitHubError(
@@ -220,14 +267,17 @@ class GitHubClient:
         except httpx.TransportError as exc:  # timeouts, resets, truncated bodies
             raise _Retry(f"{exc.__class__.__name__}: {exc}", self._backoff(attempt)) from exc
         self._reached = True
-        self._observe_rate(resp.headers)
+        self._observe_rate(resp.headers, request.resource)
         status = resp.status_code
         if status == 304:
             self.stats.not_modified += 1
             return ApiResponse(304, str(resp.url), None, resp.headers)
         if 200 <= status < 300:
-            return self._success(resp, attempt)
-        self._raise_for_status(resp, attempt)
+            response = self._success(resp, attempt)
+            if request.resource == "graphql":
+                self._check_graphql(response, attempt)
+            return response
+        self._raise_for_status(resp, attempt, request.resource)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _success(self, resp: httpx.Response, attempt: int) -> ApiResponse:
@@ -240,12 +290,22 @@ class GitHubClient:
             nxt = str(resp.url.join(nxt))
         return ApiResponse(resp.status_code, str(resp.url), data, resp.headers, nxt)
 
-    def _raise_for_status(self, resp: httpx.Response, attempt: int) -> None:
+    def _check_graphql(self, response: ApiResponse, attempt: int) -> None:
+        """GraphQL reports failures as HTTP 200 with an ``errors`` array."""
+        error = graphql_error(response.data, response.url)
+        if error is not None and "RATE_LIMITED" in error.types:
+            wait = self.seconds_until_reset("graphql") + 1
+            delay = self._limit_delay(wait if wait > 1 else SECONDARY_MIN_WAIT, "GraphQL limit")
+            raise _Retry("rate limit (GraphQL RATE_LIMITED)", delay)
+        if error is not None:
+            raise error
+
+    def _raise_for_status(self, resp: httpx.Response, attempt: int, resource: str) -> None:
         status, message = resp.status_code, _message(resp)
         if status == 401:
             raise AuthError(f"GitHub rejected the token (401 {message}): check GITHUB_TOKEN")
         if status in (403, 429):
-            delay = self._rate_limit_delay(resp, attempt, message)
+            delay = self._rate_limit_delay(resp, attempt, message, resource)
             if delay is not None:
                 raise _Retry(f"rate limit ({status} {message})", delay)
             raise AuthError(
@@ -263,42 +323,49 @@ class GitHubClient:
 
     # --- rate limits -----------------------------------------------------------------------
 
-    def _observe_rate(self, headers: httpx.Headers) -> None:
+    def _observe_rate(self, headers: httpx.Headers, resource: str) -> None:
+        state = self.rates.setdefault(resource, RateState())
         for name, attr in (
-            ("X-RateLimit-Limit", "rate_limit"),
-            ("X-RateLimit-Remaining", "rate_remaining"),
-            ("X-RateLimit-Reset", "rate_reset"),
+            ("X-RateLimit-Limit", "limit"),
+            ("X-RateLimit-Remaining", "remaining"),
+            ("X-RateLimit-Reset", "reset"),
         ):
             value = headers.get(name)
             if value is not None:
                 try:
-                    setattr(self, attr, float(value) if attr == "rate_reset" else int(value))
+                    setattr(state, attr, float(value) if attr == "reset" else int(value))
                 except ValueError:
                     continue
 
     @property
     def effective_reserve(self) -> int:
         """The reserve, kept to a tenth of the limit (the anonymous limit is only 60/hour)."""
-        if self.rate_limit is None:
-            return self.reserve
-        return min(self.reserve, self.rate_limit // 10)
+        return self._reserve_for("core")
 
-    def seconds_until_reset(self) -> float:
-        if self.rate_reset is None:
+    def _reserve_for(self, resource: str) -> int:
+        limit = self.rates[resource].limit
+        return self.reserve if limit is None else min(self.reserve, limit // 10)
+
+    def seconds_until_reset(self, resource: str = "core") -> float:
+        reset = self.rates[resource].reset
+        if reset is None:
             return 0.0
-        return max(0.0, self.rate_reset - self.now().timestamp())
+        return max(0.0, reset - self.now().timestamp())
 
-    def _respect_reserve(self) -> None:
+    def _respect_reserve(self, resource: str = "core") -> None:
         """Below the reserve, wait for the reset (or stop, when waiting is disabled)."""
-        if self.rate_remaining is None or self.rate_remaining >= self.effective_reserve:
+        state = self.rates[resource]
+        if state.remaining is None or state.remaining >= self._reserve_for(resource):
             return
-        delay = self.seconds_until_reset()
+        delay = self.seconds_until_reset(resource)
         if delay <= 0:
             return
-        self._wait_for_limit(delay + 1, f"{self.rate_remaining} requests left")
-        self.rate_remaining = None
+        self._wait_for_limit(delay + 1, f"{state.remaining} {resource} requests left")
+        state.remaining = None
 
-    def _rate_limit_delay(self, resp: httpx.Response, attempt: int, message: str) -> float | None:
+    def _rate_limit_delay(
+        self, resp: httpx.Response, attempt: int, message: str, resource: str = "core"
+    ) -> float | None:
         """Seconds to wait for a 403/429 rate limit; ``None`` if it is not a rate limit."""
         retry_after = resp.headers.get("Retry-After")
         if retry_after is not None:
@@ -308,7 +375,8 @@ class GitHubClient:
                 delay = SECONDARY_MIN_WAIT
             return self._limit_delay(delay, f"Retry-After {retry_after}")
         if resp.headers.get("X-RateLimit-Remaining") == "0":
-            return self._limit_delay(self.seconds_until_reset() + 1, "primary limit exhausted")
+            wait = self.seconds_until_reset(resource) + 1
+            return self._limit_delay(wait, "primary limit exhausted")
         if resp.status_code == 429 or "rate limit" in message.lower():
             base = min(SECONDARY_MAX_WAIT, SECONDARY_MIN_WAIT * 2 ** (attempt - 1))
             return self._limit_delay(base + self.rng.uniform(0, base / 4), "secondary limit")
@@ -339,6 +407,16 @@ class GitHubClient:
             return
         self.stats.slept_seconds += seconds
         self._sleeper(seconds)
+
+
+@dataclass(slots=True)
+class _Request:
+    method: str
+    url: str
+    params: dict[str, Any] | None
+    headers: dict[str, str]
+    body: dict[str, Any] | None = None
+    resource: str = "core"  # the rate-limit resource it is charged to
 
 
 def _message(resp: httpx.Response) -> str:

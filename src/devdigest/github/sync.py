@@ -8,6 +8,10 @@ then reads three repository-wide listings newest-updated first, down to ``since`
   ``If-None-Match``;
 * ``/issues/comments`` and ``/pulls/comments``.
 
+With GraphQL on (``github_graphql``), the reviews of a page's changed PRs come in aliased queries
+of up to 50 PRs instead (``devdigest.github.graphql``); a PR with more than 100 reviews is read
+over REST, and a GraphQL failure other than an auth error switches the rest of the run to REST.
+
 Each page (with the reviews of its changed PRs and their ETags) is committed in one transaction.
 A listing's watermark advances to ``Date - MARGIN`` only together with its last page, so a run that
 stops half-way leaves the old watermark and the rerun reads again from there: the upserts (keyed
@@ -27,8 +31,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from devdigest.config import Config
-from devdigest.errors import NotFound, StoreError
+from devdigest.errors import AuthError, GitHubError, NotFound, StoreError
 from devdigest.github.client import ApiResponse, GitHubClient, utc_now
+from devdigest.github.graphql import BATCH, fetch_reviews_batch
 from devdigest.github.normalize import (
     normalize_issue_comment,
     normalize_item,
@@ -84,6 +89,7 @@ class _Run:
     repo_id: int
     mark: datetime  # the watermark a completed listing advances to
     progress: Progress | None
+    graphql: bool = False  # reviews in batched GraphQL queries (until GraphQL fails)
 
     @property
     def stats(self) -> SyncStats:
@@ -97,18 +103,24 @@ def sync_repo(
     since: datetime | None = None,
     *,
     progress: Progress | None = None,
+    graphql: bool = False,
 ) -> SyncStats:
     """Fetch everything created, updated, closed or merged since ``min(since, watermark)``.
 
     Without ``since`` and without a watermark (first sync), the last two days. Every run is
-    recorded in ``sync_runs`` with status ok, failed or interrupted.
+    recorded in ``sync_runs`` with status ok, failed or interrupted. ``graphql``: batch the
+    reviews in GraphQL queries (REST stays the fallback).
     """
     stats = client.stats
     stats.started_at = client.now()
     status = "failed"
     try:
         run_date = fetch_repo(store, client, repo)
-        run = _Run(store, client, repo, store.repo_id(repo), run_date - MARGIN, progress)
+        repo_id = store.repo_id(repo)
+        if graphql and client.token is None:
+            graphql = False
+            stats.notes.append("GraphQL needs a token: reviews read over REST instead")
+        run = _Run(store, client, repo, repo_id, run_date - MARGIN, progress, graphql)
         for resource in LISTINGS:
             start = listing_since(store, run.repo_id, resource, since, run_date)
             _sync_listing(run, resource, start)
@@ -237,12 +249,42 @@ def _reviews_for(
     )
     reviews: list[CommentRecord] = []
     validators = []
+    if run.graphql and changed:
+        reviews, changed = _graphql_reviews(run, changed)
     for number in changed:
         found, validator = fetch_reviews(run.store, run.client, run.repo, number)
         reviews.extend(found)
         if validator:
             validators.append(validator)
     return reviews, validators
+
+
+def _graphql_reviews(run: _Run, numbers: list[int]) -> tuple[list[CommentRecord], list[int]]:
+    """Reviews of ``numbers`` over GraphQL, and the PRs left to REST.
+
+    Left to REST: PRs with more reviews than one query returns, and, once GraphQL fails (an
+    old GitHub Enterprise without it, a persistent error), every PR for the rest of the run.
+    Auth errors are not masked: they stop the run as over REST.
+    """
+    found: list[CommentRecord] = []
+    rest: list[int] = []
+    for k in range(0, len(numbers), BATCH):
+        batch = numbers[k : k + BATCH]
+        try:
+            answers = fetch_reviews_batch(run.client, run.repo, batch)
+        except AuthError:
+            raise
+        except GitHubError as exc:
+            run.graphql = False
+            run.stats.notes.append(f"GraphQL failed, reviews read over REST instead: {exc}")
+            return found, rest + numbers[k:]
+        for number in batch:
+            reviews = answers[number]
+            if reviews is None:
+                rest.append(number)
+            else:
+                found.extend(reviews)
+    return found, rest
 
 
 def fetch_reviews(
@@ -297,4 +339,6 @@ def ensure_synced(
     start = covered_from(store, repo)
     since = None if start is not None and window_start >= start else window_start
     with make_client(config, wait=wait) as client:
-        return sync_repo(store, client, repo, since, progress=progress)
+        return sync_repo(
+            store, client, repo, since, progress=progress, graphql=config.github_graphql
+        )

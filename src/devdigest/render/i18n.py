@@ -36,6 +36,8 @@ ZH: dict[str, str] = {
     "empty_activity": "本窗口内没有可统计的活动。",
     "empty_watch": "本窗口内没有带严重信号或高关注度的问题。",
     "empty_list": "无。",
+    "focus_more_issues": "另有 {n} 个相关 Issue 未逐一介绍：{refs}。",
+    "focus_more_prs": "另有 {n} 个相关 PR 未逐一介绍：{refs}。",
     "reasons": "匹配依据",
     "kind_pr": "PR",
     "kind_issue": "Issue",
@@ -78,13 +80,16 @@ ZH: dict[str, str] = {
     "prov_generated": "生成于",
     "prov_version": "版本",
     "prov_llm": "大模型用量",
-    "prov_llm_value": "{calls} 次调用，输入 {prompt} / 输出 {completion} tokens，缓存命中 {hits} 次",
+    "prov_llm_value": (
+        "{calls} 次调用，输入 {prompt} / 输出 {completion} tokens，缓存命中 {hits} 次"
+    ),
     "prov_cost": "估算费用",
     "prov_guard": "事实校验修正",
     "prov_guard_value": "{n} 处",
     "prov_fallbacks": "回退为离线写作的部分",
     "prov_unknown": "未知",
     "sep": "、",
+    "reason_sep": "；",
 }
 
 EN: dict[str, str] = {
@@ -119,6 +124,8 @@ EN: dict[str, str] = {
     "empty_activity": "There was no activity to measure in this window.",
     "empty_watch": "No issue in this window shows severity signals or unusual attention.",
     "empty_list": "None.",
+    "focus_more_issues": "{n} more related issues, not described here: {refs}.",
+    "focus_more_prs": "{n} more related pull requests, not described here: {refs}.",
     "reasons": "Matched by",
     "kind_pr": "PR",
     "kind_issue": "Issue",
@@ -170,6 +177,7 @@ EN: dict[str, str] = {
     "prov_fallbacks": "Sections written offline after an LLM failure",
     "prov_unknown": "unknown",
     "sep": ", ",
+    "reason_sep": "; ",
 }
 
 CATALOGUES: dict[str, dict[str, str]] = {"zh": ZH, "en": EN}

@@ -9,7 +9,7 @@ from datetime import datetime
 
 import jinja2
 
-from devdigest.models import DailyReport
+from devdigest.models import DailyReport, ItemLink
 from devdigest.render.i18n import catalogue
 from devdigest.window import format_local, resolve_tz
 
@@ -21,6 +21,11 @@ _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 _ESCAPED_REF = re.compile(r"\\#(\d+)\b")
 ZWJ = "\u200d"
 
+
+def _attr_ref(link: ItemLink) -> str:
+    return item_ref(link.number, link.url)
+
+
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("devdigest.render", "templates"),
     autoescape=False,  # Markdown, not HTML: every untrusted value goes through md_escape
@@ -29,6 +34,9 @@ _ENV = jinja2.Environment(
     lstrip_blocks=True,
     keep_trailing_newline=True,
 )
+
+
+_ENV.filters["attr_ref"] = _attr_ref
 
 
 def md_escape(value: object) -> str:
@@ -42,6 +50,7 @@ def md_escape(value: object) -> str:
     text = re.sub(r"\s+", " ", str(value)).strip()
     text = html.escape(text, quote=False).replace("&gt;", ">")
     text = _PUNCT.sub(r"\\\1", text)
+    text = text.replace("\\{%", "\\{\\%").replace("%\\}", "\\%\\}")  # no Liquid "{%"
     text = _LINE_START.sub(r"\\\1", text)
     text = _LINE_START_NUMBER.sub(r"\1\\\2", text)
     return _MENTION.sub("@" + ZWJ, text)
@@ -75,16 +84,11 @@ def _links(report: DailyReport) -> dict[int, str]:
 def _text_filter(report: DailyReport) -> Callable[[object], str]:
     """Escape writer text, then link each ``#N`` the report can vouch for."""
     links = _links(report)
-    cited = {n for s in report.summary + report.trend_notes + report.activity_notes for n in s.refs}
     base = _repo_base(report, links)
 
     def link(match: re.Match[str]) -> str:
         number = int(match.group(1))
-        if number in links:
-            return item_ref(number, links[number])
-        if number in cited and base:
-            return item_ref(number, f"{base}/issues/{number}")
-        return match.group(0)
+        return item_ref(number, links.get(number) or f"{base}/issues/{number}")
 
     def text(value: object) -> str:
         return _ESCAPED_REF.sub(link, md_escape(value))
@@ -92,7 +96,7 @@ def _text_filter(report: DailyReport) -> Callable[[object], str]:
     return text
 
 
-def _repo_base(report: DailyReport, links: dict[int, str]) -> str | None:
+def _repo_base(report: DailyReport, links: dict[int, str]) -> str:
     for url in links.values():
         match = re.match(r"^(https?://[^\s]+?)/(?:issues|pull)/\d+$", url or "")
         if match:

@@ -19,7 +19,8 @@ Design (atomic and incremental at once):
    previous site untouched; a crash between the two renames is repaired by the next build,
    which restores the ``.old`` folder. One build at a time per output folder.
 
-Only pages whose inputs changed are rendered: a new report rewrites its own page, the pages of
+Only pages whose inputs changed are rendered (in worker processes when there are many, as in a
+first build): a new report rewrites its own page, the pages of
 its neighbouring days (their previous/next links), its project's index, the home page, the
 feeds and the JSON index; every other page is linked from the previous build.
 """
@@ -28,11 +29,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,10 +46,11 @@ from devdigest.config import Config
 from devdigest.errors import SiteError
 from devdigest.models import DailyReport
 from devdigest.site.feeds import feed_pages, json_pages
-from devdigest.site.layout import CSS, SiteLayout, collect_layout
+from devdigest.site.layout import CSS, ReportHead, SiteLayout, collect_layout
 from devdigest.site.pages import Page, html_pages
 
 MANIFEST = ".devdigest-manifest.json"
+PARALLEL_MIN = 64  # pages to render before worker processes pay off
 FORMATS = ("html", "jekyll")
 _PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -94,9 +98,8 @@ def build_site(
     on_page: Callable[[str], None] | None = None,
 ) -> BuildReport:
     """Publish every report of ``store`` into ``out`` (default ``config.site_out``)."""
-    return build_from_reports(
-        store.reports(), config, out or config.site_out, fmt, base_url, on_page
-    )
+    heads = [ReportHead.from_json(raw) for raw in store.report_json()]
+    return build_from_heads(heads, config, out or config.site_out, fmt, base_url, on_page)
 
 
 def build_from_reports(
@@ -108,6 +111,18 @@ def build_from_reports(
     on_page: Callable[[str], None] | None = None,
 ) -> BuildReport:
     """``build_site`` over a list of reports (see the module docstring for the design)."""
+    heads = [ReportHead.from_report(r) for r in reports]
+    return build_from_heads(heads, config, out, fmt, base_url, on_page)
+
+
+def build_from_heads(
+    reports: list[ReportHead],
+    config: Config,
+    out: str | Path,
+    fmt: str = "html",
+    base_url: str | None = None,
+    on_page: Callable[[str], None] | None = None,
+) -> BuildReport:
     if fmt not in FORMATS:
         raise SiteError(f"unknown site format {fmt!r}: use one of {', '.join(FORMATS)}")
     started = time.perf_counter()
@@ -146,7 +161,7 @@ def _pages(layout: SiteLayout, fmt: str, base_url: str | None) -> Iterator[Page]
 
 
 def _write_pages(
-    pages: Iterable[Page],
+    pages: list[Page],
     out: Path,
     staging: Path,
     old: dict[str, str],
@@ -160,20 +175,48 @@ def _write_pages(
             raise SiteError(
                 f"two pages map to {page.path}: make site_path_pattern unique per date and lang"
             )
-        digest = hashlib.sha256(f"{fingerprint}\0{page.path}\0{page.inputs}".encode()).hexdigest()
-        hashes[page.path] = digest
-        target = staging / page.path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        previous = out / page.path
-        if old.get(page.path) == digest and previous.is_file():
-            _link(previous, target)
-            report.reused.append(page.path)
-        else:
-            target.write_bytes(page.render())
-            report.written.append(page.path)
-        if on_page is not None:
-            on_page(page.path)
+        hashes[page.path] = hashlib.sha256(
+            f"{fingerprint}\0{page.path}\0{page.inputs}".encode()
+        ).hexdigest()
+    stale = [p for p in pages if old.get(p.path) != hashes[p.path] or not (out / p.path).is_file()]
+    pool = _pool(stale)
+    try:
+        rendered = _submit(pool, stale)
+        for page in pages:
+            target = staging / page.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if page.path in rendered:
+                target.write_bytes(rendered.pop(page.path)())
+                report.written.append(page.path)
+            else:
+                _link(out / page.path, target)
+                report.reused.append(page.path)
+            if on_page is not None:
+                on_page(page.path)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     return hashes
+
+
+def _pool(pages: list[Page]) -> ProcessPoolExecutor | None:
+    """Worker processes when enough pages are to be rendered (a full build), else None."""
+    workers = min(os.cpu_count() or 1, 8)
+    if sum(p.job is not None for p in pages) < PARALLEL_MIN or workers < 2:
+        return None
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+
+
+def _submit(pool: ProcessPoolExecutor | None, pages: list[Page]) -> dict[str, Callable[[], bytes]]:
+    """A function giving each page's bytes, by path (a future's result when in a worker)."""
+    result: dict[str, Callable[[], bytes]] = {}
+    for page in pages:
+        if pool is not None and page.job is not None:
+            result[page.path] = pool.submit(page.job[0], *page.job[1]).result
+        else:
+            result[page.path] = page.render
+    return result
 
 
 def _link(source: Path, target: Path) -> None:

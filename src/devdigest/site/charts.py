@@ -75,7 +75,7 @@ def line_chart_svg(
     days: list[str], series: dict[str, list[int | None]], labels: dict[str, str], title: str
 ) -> str:
     """A line chart of several daily series with a y grid and date ticks every 7 days."""
-    width, height, left, right, top, bottom = 640, 220, 36, 10, 12, 26
+    width, height, left, right, top, bottom = 640, 200, 36, 22, 12, 26
     plot_w, plot_h = width - left - right, height - top - bottom
     peak = max((v for vals in series.values() for v in vals if v is not None), default=0)
     y_max = _nice_max(peak)
@@ -102,9 +102,7 @@ def line_chart_svg(
             f"{escape(days[k][5:])}</text>"
         )
     for name, values in series.items():
-        points = [
-            None if v is None else (left + k * step, y_of(v)) for k, v in enumerate(values)
-        ]
+        points = [None if v is None else (left + k * step, y_of(v)) for k, v in enumerate(values)]
         label = escape(labels.get(name, name))
         for run in _segments(points):
             coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in run)

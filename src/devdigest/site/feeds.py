@@ -14,8 +14,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
-from devdigest.models import COUNT_KEYS, DailyReport
-from devdigest.site.layout import ALL_FEED, JSON_INDEX, SiteLayout, relative
+from devdigest.models import COUNT_KEYS
+from devdigest.site.layout import ALL_FEED, JSON_INDEX, ReportHead, SiteLayout, relative
 from devdigest.site.pages import Page, github_url
 from devdigest.site.strings import strings
 
@@ -41,7 +41,7 @@ def _stamp(value: datetime) -> str:
     return aware.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-def summary_text(report: DailyReport) -> str:
+def summary_text(report: ReportHead) -> str:
     return "\n\n".join(s.text for s in report.summary)
 
 
@@ -49,7 +49,7 @@ def _url(base_url: str | None, feed_path: str, target: str) -> str:
     return base_url.rstrip("/") + "/" + target if base_url else relative(feed_path, target)
 
 
-def _entry_id(base_url: str | None, layout: SiteLayout, report: DailyReport) -> str:
+def _entry_id(base_url: str | None, layout: SiteLayout, report: ReportHead) -> str:
     if base_url:
         return base_url.rstrip("/") + "/" + layout.day_path(report)
     return f"urn:devdigest:{report.repo.lower()}:{report.date}:{report.lang}"
@@ -61,7 +61,7 @@ def render_atom(
     title: str,
     feed_id: str,
     alternate: str,
-    reports: list[DailyReport],
+    reports: list[ReportHead],
     base_url: str | None = None,
 ) -> bytes:
     """An Atom feed of ``reports`` (newest first) written at ``path``."""
@@ -88,12 +88,29 @@ def render_atom(
     return ET.tostring(feed, encoding="utf-8", xml_declaration=True) + b"\n"
 
 
-def _feed_page(layout: SiteLayout, path: str, title: str, feed_id: str, alternate: str,
-               reports: list[DailyReport], base_url: str | None) -> Page:  # fmt: skip
+def _feed_page(
+    layout: SiteLayout,
+    path: str,
+    title: str,
+    feed_id: str,
+    alternate: str,
+    reports: list[ReportHead],
+    base_url: str | None,
+) -> Page:
     inputs = json.dumps(
         [path, title, feed_id, alternate, base_url]
-        + [[r.repo, r.date, r.lang, r.project, _stamp(r.provenance.generated_at),
-            summary_text(r), r.window.label] for r in reports],  # fmt: skip
+        + [
+            [
+                r.repo,
+                r.date,
+                r.lang,
+                r.project,
+                _stamp(r.provenance.generated_at),
+                summary_text(r),
+                r.window.label,
+            ]
+            for r in reports
+        ],
         ensure_ascii=False,
     )
 
@@ -105,13 +122,15 @@ def _feed_page(layout: SiteLayout, path: str, title: str, feed_id: str, alternat
 
 def feed_pages(layout: SiteLayout, base_url: str | None = None) -> Iterator[Page]:
     """The overall feed and one per project."""
-    everything: list[DailyReport] = []
+    everything: list[ReportHead] = []
     s = strings(layout.lang)
     for project in layout.projects:
         reports = [r for day in project.dates for r in project.days[day].values()]
         everything += reports
         path = layout.project_path(project, "feed.xml")
-        feed_id = (base_url.rstrip("/") + "/" + path) if base_url else f"urn:devdigest:{project.key}"
+        feed_id = (
+            (base_url.rstrip("/") + "/" + path) if base_url else f"urn:devdigest:{project.key}"
+        )
         title = s["project_title"].format(name=project.name)
         yield _feed_page(
             layout, path, title, feed_id, layout.project_path(project), reports, base_url
@@ -137,7 +156,7 @@ def json_pages(layout: SiteLayout) -> Iterator[Page]:
         )
         for day in project.dates:
             for lang, report in sorted(project.days[day].items()):
-                data = report.model_dump_json(indent=1)
+                data = report.raw
                 paths = {"html": layout.day_path(report), "json": layout.day_path(report, ".json")}
                 yield Page(paths["json"], data, lambda data=data: data.encode("utf-8"))
                 rows.append(

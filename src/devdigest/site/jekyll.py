@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterator
 
 from devdigest.models import COUNT_KEYS, DailyReport
-from devdigest.site.layout import SiteLayout
+from devdigest.site.layout import ReportHead, SiteLayout
 from devdigest.site.pages import Page
 
 LAYOUT = "default"
@@ -24,7 +24,7 @@ def escape_liquid(text: str) -> str:
     return text.replace("{%", _OPENER)
 
 
-def front_matter(report: DailyReport, title: str) -> str:
+def front_matter(report: DailyReport | ReportHead, title: str) -> str:
     lines = [
         "---",
         f"layout: {LAYOUT}",
@@ -56,6 +56,6 @@ def jekyll_pages(layout: SiteLayout) -> Iterator[Page]:
                 title = f"{project.name} · {day}"
                 yield Page(
                     layout.day_path(report, ".md"),
-                    title + report.model_dump_json(),
-                    lambda r=report, t=title: render_jekyll(r, t).encode("utf-8"),
+                    title + report.raw,
+                    lambda r=report, t=title: render_jekyll(r.full(), t).encode("utf-8"),
                 )

@@ -17,9 +17,11 @@ import posixpath
 import string
 from dataclasses import dataclass, field
 
+from pydantic import BaseModel, ConfigDict, PrivateAttr
+
 from devdigest.config import Config
 from devdigest.errors import ConfigError
-from devdigest.models import DailyReport
+from devdigest.models import Counts, DailyReport, Provenance, Statement, Topic, WindowInfo
 
 PATTERN_FIELDS = {"owner", "repo", "date", "year", "month", "lang", "lang_suffix"}
 HOME = "index.html"
@@ -28,13 +30,55 @@ JSON_INDEX = "index.json"
 CSS = "static/site.css"
 
 
+class ReportHead(BaseModel):
+    """The fields of a stored report that index pages need, parsed without the rest.
+
+    Parsing a whole vLLM-sized report costs milliseconds; an incremental build only parses the
+    reports whose pages it renders (``full()``), and hashes the stored JSON text (``raw``).
+    """
+
+    model_config = ConfigDict(extra="ignore")
+    repo: str
+    project: str
+    lang: str
+    date: str
+    window: WindowInfo
+    counts: Counts
+    summary: list[Statement] = []
+    topics: list[Topic] = []
+    provenance: Provenance
+    _raw: str = PrivateAttr("")
+    _full: DailyReport | None = PrivateAttr(None)
+
+    @classmethod
+    def from_json(cls, raw: str) -> ReportHead:
+        head = cls.model_validate_json(raw)
+        head._raw = raw
+        return head
+
+    @classmethod
+    def from_report(cls, report: DailyReport) -> ReportHead:
+        head = cls.from_json(report.model_dump_json())
+        head._full = report
+        return head
+
+    @property
+    def raw(self) -> str:
+        return self._raw
+
+    def full(self) -> DailyReport:
+        if self._full is None:
+            self._full = DailyReport.model_validate_json(self._raw)
+        return self._full
+
+
 @dataclass
 class Project:
     """One project of the site and its reports: ``days[date][lang]``."""
 
     repo: str
     name: str
-    days: dict[str, dict[str, DailyReport]] = field(default_factory=dict)
+    days: dict[str, dict[str, ReportHead]] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -45,7 +89,7 @@ class Project:
         """Dates with a report, oldest first."""
         return sorted(self.days)
 
-    def main_report(self, date: str, lang: str) -> DailyReport:
+    def main_report(self, date: str, lang: str) -> ReportHead:
         """The report of ``date`` in ``lang`` if there is one, else in any language."""
         reports = self.days[date]
         return reports.get(lang) or reports[sorted(reports)[0]]
@@ -59,7 +103,7 @@ class SiteLayout:
     pattern: str
     lang: str
 
-    def day_path(self, report: DailyReport, ext: str = ".html") -> str:
+    def day_path(self, report: ReportHead, ext: str = ".html") -> str:
         owner, name = report.repo.lower().split("/", 1)
         suffix = "" if report.lang == self.lang else f".{report.lang}"
         path = self.pattern.format(
@@ -101,12 +145,12 @@ def relative(from_page: str, to_path: str) -> str:
     return posixpath.relpath(to_path, start)
 
 
-def collect_layout(reports: list[DailyReport], config: Config) -> SiteLayout:
+def collect_layout(reports: list[ReportHead], config: Config) -> SiteLayout:
     """Group stored reports by project, date and language (configured projects first)."""
     projects: dict[str, Project] = {}
     for configured in config.projects:
         projects[configured.repo.lower()] = Project(configured.repo, configured.display_name)
-    latest: dict[tuple[str, str, str], DailyReport] = {}
+    latest: dict[tuple[str, str, str], ReportHead] = {}
     for report in reports:
         key = (report.repo.lower(), report.date, report.lang)
         current = latest.get(key)
@@ -120,6 +164,6 @@ def collect_layout(reports: list[DailyReport], config: Config) -> SiteLayout:
     return SiteLayout(ordered, check_pattern(config.site_path_pattern), config.site_lang)
 
 
-def _display_name(config: Config, report: DailyReport) -> str:
+def _display_name(config: Config, report: ReportHead) -> str:
     configured = next((p for p in config.projects if p.repo.lower() == report.repo.lower()), None)
     return configured.display_name if configured else report.project or report.repo

@@ -7,6 +7,7 @@ fingerprint; the build hashes it to decide whether the page must be rendered aga
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -17,7 +18,16 @@ from devdigest.models import COUNT_KEYS, DailyReport
 from devdigest.render.html import render_html_parts
 from devdigest.site.charts import SERIES, last_days, line_chart_svg, series_values, sparkline_svg
 from devdigest.site.charts import total_activity as _activity
-from devdigest.site.layout import ALL_FEED, CSS, HOME, JSON_INDEX, Project, SiteLayout, relative
+from devdigest.site.layout import (
+    ALL_FEED,
+    CSS,
+    HOME,
+    JSON_INDEX,
+    Project,
+    ReportHead,
+    SiteLayout,
+    relative,
+)
 from devdigest.site.strings import HTML_LANG, LANG_NAMES, strings
 
 ENV = Environment(
@@ -31,9 +41,16 @@ ENV = Environment(
 
 @dataclass
 class Page:
+    """An output file: ``inputs`` decide whether it changed, ``render`` makes its bytes.
+
+    ``job`` (a module-level function and its picklable arguments) lets the build render the
+    page in a worker process; ``render`` must return the same bytes.
+    """
+
     path: str
     inputs: str
     render: Callable[[], bytes]
+    job: tuple[Callable[..., bytes], tuple] | None = None
 
 
 def _page(path: str, template: str, ctx: dict) -> Page:
@@ -65,7 +82,7 @@ def html_pages(layout: SiteLayout) -> Iterator[Page]:
         yield from day_pages(layout, project)
 
 
-def _counts(report: DailyReport) -> dict[str, int]:
+def _counts(report: ReportHead) -> dict[str, int]:
     return report.counts.model_dump(include=set(COUNT_KEYS))
 
 
@@ -192,13 +209,30 @@ def day_pages(layout: SiteLayout, project: Project) -> Iterator[Page]:
             yield _day_page(path, ctx, report)
 
 
-def _day_page(path: str, ctx: dict, report: DailyReport) -> Page:
-    report_json = report.model_dump_json()
+def toc_label(text: str) -> str:
+    """A heading without its leading pictograph (the report's headings start with one)."""
+    start = 0
+    while start < len(text) and (
+        unicodedata.category(text[start]) in {"So", "Sk", "Mn", "Cf", "Zs"}
+        or text[start] in "\ufe0f\u2139"
+    ):
+        start += 1
+    return text[start:] or text
 
-    def render() -> bytes:
-        parts = render_html_parts(report)
-        full = ctx | {"body": Markup(parts.body), "toc": parts.toc}
-        return ENV.get_template("day.html.j2").render(full).encode("utf-8")
 
-    inputs = json.dumps(ctx, sort_keys=True, ensure_ascii=False) + report_json
-    return Page(path, inputs, render)
+def render_day(raw: str, ctx: dict) -> bytes:
+    """A day page from the stored report JSON and its navigation context."""
+    return _render_day(DailyReport.model_validate_json(raw), ctx)
+
+
+def _render_day(report: DailyReport, ctx: dict) -> bytes:
+    parts = render_html_parts(report)
+    toc = [(e.anchor, toc_label(e.text)) for e in parts.toc if e.level == 2]
+    full = ctx | {"body": Markup(parts.body), "toc": toc}
+    return ENV.get_template("day.html.j2").render(full).encode("utf-8")
+
+
+def _day_page(path: str, ctx: dict, report: ReportHead) -> Page:
+    inputs = json.dumps(ctx, sort_keys=True, ensure_ascii=False) + report.raw
+    job = (render_day, (report.raw, ctx))
+    return Page(path, inputs, lambda: _render_day(report.full(), ctx), job)

@@ -53,12 +53,12 @@ class _Handler(SimpleHTTPRequestHandler):
         self.site = site
         super().__init__(*args, directory=str(site.out), **kwargs)
 
-    def send_head(self):  # noqa: ANN201 (signature of the base class)
+    def send_head(self):
         with self.site.lock:
             path = self.path.split("?", 1)[0]
             if path.endswith((".html", "/", ".xml", ".json")):
                 self.site.refresh()
             return super().send_head()
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002
+    def log_message(self, format: str, *args) -> None:
         pass

@@ -7,7 +7,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, fields
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -17,50 +16,24 @@ from sqlalchemy.engine import Connection, Engine
 from devdigest.errors import StoreError
 from devdigest.models import COUNT_KEYS, CommentRecord, DailyReport, ItemRecord, SyncStats
 from devdigest.store import schema as t
+from devdigest.store.engine import create_store_engine, redact, text_safe_rows
 
 _ITEM_FIELDS = [f.name for f in fields(ItemRecord)]
 _COMMENT_FIELDS = [f.name for f in fields(CommentRecord)]
 
 
-def database_url(db: str) -> str:
-    """A SQLAlchemy URL from ``--db``: a URL is kept, a path becomes ``sqlite:///PATH``."""
-    if "://" in db:
-        return db
-    path = Path(db).expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{path}"
-
-
 def open_store(db: str) -> Store:
     """Open (and migrate) the store at a path or SQLAlchemy URL."""
     try:
-        url = database_url(db)
-        engine = sa.create_engine(url, future=True)
-        if engine.dialect.name == "sqlite":
-            sa.event.listen(engine, "connect", _sqlite_pragmas)
+        engine = create_store_engine(db)
         with engine.begin() as conn:
             t.migrate(conn)
     except (sa.exc.SQLAlchemyError, ImportError, OSError) as exc:
         raise StoreError(
-            f"cannot open the database {_redact(db)}: {exc.__class__.__name__}: "
+            f"cannot open the database {redact(db)}: {exc.__class__.__name__}: "
             f"{str(exc).splitlines()[0]}; check --db / DEVDIGEST_DB"
         ) from exc
     return Store(engine)
-
-
-def _redact(db: str) -> str:
-    """``db`` for messages: a URL with its password hidden, a path as given."""
-    if "://" not in db:
-        return db
-    return sa.engine.make_url(db).render_as_string(hide_password=True)
-
-
-def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
-    cursor = dbapi_conn.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()
 
 
 class Store:
@@ -92,15 +65,20 @@ class Store:
                 return row.id
             if not create:
                 return -1
-            c.execute(t.repos.insert().values(full_name=key, created_at=datetime.now(UTC)))
+            new = {"full_name": key, "created_at": datetime.now(UTC)}
+            # a concurrent writer may create it first: keep theirs
+            c.execute(self._insert(t.repos).values(**new).on_conflict_do_nothing())
             return c.execute(sa.select(t.repos.c.id).where(t.repos.c.full_name == key)).scalar_one()
 
     def repos(self) -> list[str]:
+        query = sa.select(t.repos.c.full_name).order_by(self._bytewise(t.repos.c.full_name))
         with self.engine.connect() as c:
-            return [
-                r.full_name
-                for r in c.execute(sa.select(t.repos.c.full_name).order_by(t.repos.c.full_name))
-            ]
+            return [r.full_name for r in c.execute(query)]
+
+    def _bytewise(self, column: sa.ColumnElement) -> sa.ColumnElement:
+        """``column`` ordered by code point, as SQLite does (PostgreSQL: the "C" collation,
+        whatever the database's locale)."""
+        return column.collate("C") if self.engine.dialect.name == "postgresql" else column
 
     @contextmanager
     def _conn(self, conn: Connection | None) -> Iterator[Connection]:
@@ -123,6 +101,7 @@ class Store:
         """Insert rows; on conflict update only if the incoming ``updated_at`` is newer or equal."""
         if not rows:
             return
+        rows = text_safe_rows(self.engine.dialect.name, rows)
         stmt = self._insert(table)
         changed = {c.name: stmt.excluded[c.name] for c in table.columns if c.name not in keys}
         stmt = stmt.on_conflict_do_update(
@@ -334,7 +313,9 @@ class Store:
                 rows = c.execute(
                     sa.select(t.comments)
                     .where(c_.repo_id == repo_id, c_.number.in_(chunk), c_.created_at < until)
-                    .order_by(c_.created_at, c_.id)
+                    # by item first: the per-item index serves it (ordering by time alone
+                    # makes SQLite walk the whole history through the time index)
+                    .order_by(c_.number, c_.created_at, c_.id)
                 )
                 for r in rows.mappings():
                     out.setdefault(r["number"], []).append(_comment(r))
@@ -391,17 +372,25 @@ class Store:
                 )
             )
 
+    def _report_order(self) -> tuple[sa.ColumnElement, ...]:
+        r = t.reports.c
+        return (self._bytewise(t.repos.c.full_name), r.window_start, self._bytewise(r.lang))
+
     def reports(self, repo: str | None = None) -> list[DailyReport]:
         """Stored reports (all repos, or one), oldest first."""
-        query = (
-            sa.select(t.reports.c.report)
-            .join(t.repos)
-            .order_by(t.repos.c.full_name, t.reports.c.window_start, t.reports.c.lang)
-        )
+        query = sa.select(t.reports.c.report).join(t.repos).order_by(*self._report_order())
         if repo:
             query = query.where(t.repos.c.full_name == repo.lower())
         with self.engine.connect() as c:
             return [DailyReport.model_validate_json(r.report) for r in c.execute(query)]
+
+    def report_json(self, repo: str | None = None) -> list[str]:
+        """The stored reports as JSON text, unparsed (same order as ``reports``)."""
+        query = sa.select(t.reports.c.report).join(t.repos).order_by(*self._report_order())
+        if repo:
+            query = query.where(t.repos.c.full_name == repo.lower())
+        with self.engine.connect() as c:
+            return [r.report for r in c.execute(query)]
 
     def reports_version(self) -> tuple[int, str | None]:
         """A cheap fingerprint of the stored reports: (count, newest save time)."""

@@ -64,6 +64,7 @@ items = sa.Table(
     sa.Index("ix_items_closed", "repo_id", "closed_at"),
     sa.Index("ix_items_merged", "repo_id", "merged_at"),
     sa.Index("ix_items_updated", "repo_id", "updated_at"),
+    sa.Index("ix_items_author_created", "repo_id", "author", "created_at"),
 )
 
 comments = sa.Table(
@@ -86,6 +87,8 @@ comments = sa.Table(
     sa.Index("ix_comments_item", "repo_id", "number"),
     sa.Index("ix_comments_created", "repo_id", "created_at"),
     sa.Index("ix_comments_author", "repo_id", "author"),
+    sa.Index("ix_comments_item_created", "repo_id", "number", "created_at"),
+    sa.Index("ix_comments_author_created", "repo_id", "author", "created_at"),
 )
 
 sync_state = sa.Table(
@@ -160,14 +163,58 @@ def _initial(conn: Connection) -> None:
     metadata.create_all(conn)
 
 
+_LOOKUP_INDEXES = (
+    "ix_items_author_created",
+    "ix_comments_item_created",
+    "ix_comments_author_created",
+)
+
+
+def _lookup_indexes(conn: Connection) -> None:
+    """Per-author and per-item time lookups, so reads by login or item number stay bounded
+    by that login's or item's rows instead of scanning the history by time."""
+    for table in (items, comments):
+        for index in table.indexes:
+            if index.name in _LOOKUP_INDEXES:
+                index.create(conn, checkfirst=True)
+
+
 # Ordered, named steps; append new ones, never edit an applied one.
-MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [("0001_initial", _initial)]
+MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
+    ("0001_initial", _initial),
+    ("0002_lookup_indexes", _lookup_indexes),
+]
+
+
+_MIGRATION_LOCK = 0x6465_7664_6967_6573  # any constant key shared by every devdigest process
+
+
+def _lock_for_migration(conn: Connection) -> None:
+    """Serialize concurrent first opens: hold the database's write lock until commit."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
+    elif conn.dialect.name == "sqlite" and not conn.connection.dbapi_connection.in_transaction:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")  # the driver begins only before DML by itself
+
+
+def _applied(conn: Connection) -> set[str]:
+    return {row.name for row in conn.execute(sa.select(schema_migrations.c.name))}
+
+
+def _pending(conn: Connection) -> bool:
+    """Whether a migration is left to apply (checked without taking any write lock)."""
+    if not sa.inspect(conn).has_table(schema_migrations.name):
+        return True
+    return not {name for name, _ in MIGRATIONS} <= _applied(conn)
 
 
 def migrate(conn: Connection) -> list[str]:
     """Apply the pending migrations in order; returns the names applied."""
+    if not _pending(conn):
+        return []
+    _lock_for_migration(conn)
     schema_migrations.create(conn, checkfirst=True)
-    done = {row.name for row in conn.execute(sa.select(schema_migrations.c.name))}
+    done = _applied(conn)
     applied = []
     for name, step in MIGRATIONS:
         if name in done:

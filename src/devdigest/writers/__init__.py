@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from devdigest.analysis.types import WindowAnalysis
-from devdigest.config import Config
+from devdigest.config import Config, Project
 from devdigest.errors import ConfigError
 from devdigest.models import DailyReport
 from devdigest.writers.offline import write_offline
@@ -27,21 +27,27 @@ def write_report(
     now: datetime,
 ) -> DailyReport:
     """The report in ``lang``: ``auto`` uses the LLM when one is configured, else offline."""
-    if writer not in WRITERS:
-        raise ConfigError(f"unknown writer {writer!r}: use auto, offline or llm")
     settings = config.llm_for(analysis.project)
-    if writer == "auto":
-        writer = "llm" if settings.configured else "offline"
-    if writer == "offline":
+    if resolve_writer(config, analysis.project, writer) == "offline":
         return write_offline(analysis, lang, now=now)
-    if not settings.configured:
-        raise ConfigError(
-            "the llm writer needs an endpoint: set DEVDIGEST_LLM_BASE_URL and "
-            "DEVDIGEST_LLM_MODEL, or use --writer offline"
-        )
     from devdigest.writers.llm import write_llm
 
     return write_llm(analysis, lang, settings=settings, store=store, now=now)
 
 
-__all__ = ["WRITERS", "write_offline", "write_report"]
+def resolve_writer(config: Config, project: Project, writer: str) -> str:
+    """``offline`` or ``llm`` for the ``--writer`` choice; an ``llm`` without settings fails."""
+    if writer not in WRITERS:
+        raise ConfigError(f"unknown writer {writer!r}: use auto, offline or llm")
+    configured = config.llm_for(project).configured
+    if writer == "auto":
+        return "llm" if configured else "offline"
+    if writer == "llm" and not configured:
+        raise ConfigError(
+            "the llm writer needs an endpoint: set DEVDIGEST_LLM_BASE_URL and "
+            "DEVDIGEST_LLM_MODEL, or use --writer offline"
+        )
+    return writer
+
+
+__all__ = ["WRITERS", "resolve_writer", "write_offline", "write_report"]

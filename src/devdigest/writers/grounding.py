@@ -43,14 +43,11 @@ class Cleaned:
 
 def strip_preamble(text: str) -> Cleaned:
     """Remove a leading "好的，以下是…" / "Sure, here is…" sentence (repeatedly)."""
-    fixes: list[str] = []
-    while True:
-        match = _PREAMBLE.match(text)
-        if not match or not match.group(0).strip():
-            break
-        fixes.append(f"preamble {match.group(0).strip()[:30]!r}")
+    removed = ""
+    while (match := _PREAMBLE.match(text)) and match.group(0).strip():
+        removed += match.group(0)
         text = text[match.end() :]
-    return Cleaned(text.strip(), fixes)
+    return Cleaned(text.strip(), [f"preamble {removed.strip()[:40]!r}"] if removed else [])
 
 
 def strip_mentions(text: str) -> Cleaned:
@@ -135,7 +132,9 @@ def _norm_number(raw: str) -> str:
 def check_refs(text: str, refs: Iterable[int], known: frozenset[int]) -> list[Violation]:
     """Every ``#N`` in the text and every listed ref must be an item of the window or linked."""
     cited = dict.fromkeys([*refs_in(text), *refs])
-    return [Violation("ref", f"#{n} is not an item of this window") for n in cited if n not in known]
+    return [
+        Violation("ref", f"#{n} is not an item of this window") for n in cited if n not in known
+    ]
 
 
 def mentioned_logins(text: str, logins: Iterable[str]) -> set[str]:
@@ -207,7 +206,9 @@ _VERBS = {
     "unmerged": re.compile(r"without (?:being )?merg\w*|not merged|unmerged|未合并|未被合并", re.I),
     "merged": re.compile(r"merg\w*|合并|合入", re.I),
     "closed": re.compile(r"clos\w*|resolved|关闭|解决", re.I),
-    "new": re.compile(r"\bnew\b|open\w*|creat\w*|filed|submitted|reported|新增|新建|新|提交|创建", re.I),
+    "new": re.compile(
+        r"\bnew\b|open\w*|creat\w*|filed|submitted|reported|新增|新建|新|提交|创建", re.I
+    ),
 }
 _CLAIM_KEY = {
     ("pr", "unmerged"): "closed_unmerged_prs",
@@ -230,7 +231,7 @@ def _nearest(clause: str, pos: int, patterns: Mapping[str, re.Pattern[str]]) -> 
 
 
 def count_claims(text: str) -> list[tuple[str, int]]:
-    """``("merged_prs", 45)`` for "merged 45 PRs" / "合并了 45 个 PR"; subset phrases are skipped."""
+    """``("merged_prs", 45)`` for "merged 45 PRs" or "合并了 45 个 PR"; subsets are skipped."""
     claims = []
     text = _REF.sub(" ", _DATE.sub(" ", text))
     for clause in _CLAUSE.split(text):

@@ -63,8 +63,9 @@ def guard_discussion(out: DiscussionOut, ctx: GuardContext, participants: list[s
 
 def guard_change(out: ChangeOut, ctx: GuardContext) -> Guarded:
     acc = Guarded(out)
-    acc.output = ChangeOut(technical=_field(out.technical, ctx, acc),
-                           impact=_field(out.impact, ctx, acc))  # fmt: skip
+    acc.output = ChangeOut(
+        technical=_field(out.technical, ctx, acc), impact=_field(out.impact, ctx, acc)
+    )
     return acc
 
 

@@ -10,6 +10,7 @@ the offline writer and is named in ``provenance.fallbacks``.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from datetime import datetime
 
@@ -17,7 +18,6 @@ from devdigest.config import LLMSettings
 from devdigest.models import DailyReport, Statement, Viewpoint
 from devdigest.store import Store
 from devdigest.writers import llm_data as data
-from devdigest.writers.grounding import GuardContext
 from devdigest.writers.guarded import (
     Guarded,
     guard_change,
@@ -29,6 +29,7 @@ from devdigest.writers.guarded import (
 from devdigest.writers.llm_client import CallFailed, LLMClient
 from devdigest.writers.llm_prompts import Prompt, StatementsOut, templates
 
+log = logging.getLogger(__name__)
 MAP_LIMIT = 5  # per-thread calls per section: 5 discussions + 5 changes + 5 watch-list issues
 
 Check = Callable[[object], Guarded]
@@ -75,14 +76,19 @@ class _LLMWriter:
     async def run(self, now: datetime, map_limit: int) -> DailyReport:
         try:
             await asyncio.gather(
-                *(self._discussion(i) for i in range(min(map_limit, len(self.report.hot_discussions)))),
+                *(
+                    self._discussion(i)
+                    for i in range(min(map_limit, len(self.report.hot_discussions)))
+                ),
                 *(self._change(i) for i in range(min(map_limit, len(self.report.key_changes)))),
                 *(self._watch(i) for i in range(min(map_limit, len(self.report.watch)))),
             )
             await asyncio.gather(
                 self._statements("summary", data.summary_data(self.report), "summary"),
                 *(self._focus(i) for i in range(len(self.report.focus_areas))),
-                self._statements("trends", data.trends_data(self.report, self.analysis), "trend_notes"),
+                self._statements(
+                    "trends", data.trends_data(self.report, self.analysis), "trend_notes"
+                ),
                 self._statements("activity", data.activity_data(self.report), "activity_notes"),
             )
         finally:
@@ -100,12 +106,17 @@ class _LLMWriter:
             return None
         first = check(reply.parsed)
         self.corrections += first.fixes + len(first.violations)
+        if first.fixes or first.violations:
+            log.info("%s: %d fixes, violations: %s", section, first.fixes, first.violations)
         if not first.violations:
             return first.output
         listed = "\n".join(f"- {v}" for v in dict.fromkeys(map(str, first.violations)))
         follow_up = [
             {"role": "assistant", "content": reply.content},
-            {"role": "user", "content": templates(self.lang)["repair_guard"].format(violations=listed)},
+            {
+                "role": "user",
+                "content": templates(self.lang)["repair_guard"].format(violations=listed),
+            },
         ]
         try:
             second = check((await self.client.ask(prompt, follow_up)).parsed)
@@ -125,7 +136,9 @@ class _LLMWriter:
         prompt = data.discussion_prompt(thread, self.lang, self.report.project)
         ctx = self.facts.thread_ctx(thread.item, thread.comments, prompt.data)
         out = await self._guarded(
-            prompt, lambda o: guard_discussion(o, ctx, thread.participants), f"hot_discussions #{entry.item.number}"
+            prompt,
+            lambda o: guard_discussion(o, ctx, thread.participants),
+            f"hot_discussions #{entry.item.number}",
         )
         if out is None:
             return
@@ -134,8 +147,11 @@ class _LLMWriter:
         entry.status = out.status or entry.status
         if out.viewpoints:
             entry.viewpoints = [
-                Viewpoint(login=vp.login, role=data.thread_role(vp.login, thread.item, thread.comments),
-                          position=vp.position)  # fmt: skip
+                Viewpoint(
+                    login=vp.login,
+                    role=data.thread_role(vp.login, thread.item, thread.comments),
+                    position=vp.position,
+                )
                 for vp in out.viewpoints
             ]
 
@@ -145,8 +161,12 @@ class _LLMWriter:
         if cand is None:
             return
         prompt = data.change_prompt(cand, self.lang, self.report.project)
-        ctx = self.facts.thread_ctx(cand.item, cand.comments, f"{cand.item.title}\n{cand.item.body}")
-        out = await self._guarded(prompt, lambda o: guard_change(o, ctx), f"key_changes #{entry.item.number}")
+        ctx = self.facts.thread_ctx(
+            cand.item, cand.comments, f"{cand.item.title}\n{cand.item.body}"
+        )
+        out = await self._guarded(
+            prompt, lambda o: guard_change(o, ctx), f"key_changes #{entry.item.number}"
+        )
         if out is not None:
             entry.technical = out.technical or entry.technical
             entry.impact = out.impact or entry.impact
@@ -158,7 +178,9 @@ class _LLMWriter:
             return
         prompt = data.watch_prompt(cand, self.lang, self.report.project)
         ctx = self.facts.thread_ctx(cand.item, cand.comments, prompt.data)
-        out = await self._guarded(prompt, lambda o: guard_watch(o, ctx), f"watch #{entry.item.number}")
+        out = await self._guarded(
+            prompt, lambda o: guard_watch(o, ctx), f"watch #{entry.item.number}"
+        )
         if out is not None:
             entry.why = out.why or entry.why
 
@@ -174,9 +196,13 @@ class _LLMWriter:
 
     async def _focus(self, index: int) -> None:
         section = self.report.focus_areas[index]
-        prompt = data.synthesis_prompt("focus", data.focus_data(section), self.lang, self.report.project)
+        prompt = data.synthesis_prompt(
+            "focus", data.focus_data(section), self.lang, self.report.project
+        )
         ctx = self.facts.window_ctx(prompt.data, None)
-        out = await self._guarded(prompt, lambda o: guard_statements(o, ctx), f"focus_areas {section.name}")
+        out = await self._guarded(
+            prompt, lambda o: guard_statements(o, ctx), f"focus_areas {section.name}"
+        )
         if isinstance(out, StatementsOut) and out.statements:
             section.overview = _statements(out)
 
@@ -203,4 +229,4 @@ def _statements(out: StatementsOut) -> list[Statement]:
     return [Statement(text=s.text, refs=s.refs) for s in out.statements]
 
 
-__all__ = ["MAP_LIMIT", "GuardContext", "write_llm"]
+__all__ = ["MAP_LIMIT", "write_llm"]

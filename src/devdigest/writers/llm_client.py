@@ -110,11 +110,15 @@ class LLMClient:
         try:
             listed = [m.id async for m in self.client.models.list()]
         except openai.AuthenticationError as exc:
-            raise LLMError(f"the LLM server {where} rejected the API key (401): {_msg(exc)}; "
-                           "fix [llm] api_key or OPENAI_API_KEY") from exc  # fmt: skip
+            raise LLMError(
+                f"the LLM server {where} rejected the API key (401): {_msg(exc)}; "
+                "fix [llm] api_key or OPENAI_API_KEY"
+            ) from exc
         except openai.APIConnectionError as exc:
-            raise LLMError(f"cannot reach the LLM server {where}: {exc}; "
-                           "check [llm] base_url or OPENAI_BASE_URL") from exc  # fmt: skip
+            raise LLMError(
+                f"cannot reach the LLM server {where}: {exc}; "
+                "check [llm] base_url or OPENAI_BASE_URL"
+            ) from exc
         except openai.APIStatusError:
             listed = []  # some servers have no /models: the 1-token call decides
         if self.model in listed:
@@ -124,14 +128,19 @@ class LLMClient:
                 model=self.model, messages=[{"role": "user", "content": "ping"}], max_tokens=1
             )
         except openai.NotFoundError as exc:
-            raise LLMError(f"model {self.model!r} is not served by {where}; choose one of "
-                           f"{', '.join(listed[:8]) or 'the models the server lists'}") from exc  # fmt: skip
+            choices = ", ".join(listed[:8]) or "a model the server lists"
+            raise LLMError(
+                f"model {self.model!r} is not served by {where}: set [llm] model to {choices}"
+            ) from exc
         except openai.AuthenticationError as exc:
-            raise LLMError(f"the LLM server {where} rejected the API key (401); "
-                           "fix [llm] api_key or OPENAI_API_KEY") from exc  # fmt: skip
+            raise LLMError(
+                f"the LLM server {where} rejected the API key (401); "
+                "fix [llm] api_key or OPENAI_API_KEY"
+            ) from exc
         except openai.APIError as exc:
-            raise LLMError(f"the LLM server {where} failed a test call for model "
-                           f"{self.model!r}: {_msg(exc)}") from exc  # fmt: skip
+            raise LLMError(
+                f"the LLM server {where} failed a test call for model {self.model!r}: {_msg(exc)}"
+            ) from exc
 
     # --- calls -------------------------------------------------------------------------------
 
@@ -164,17 +173,16 @@ class LLMClient:
                 self.usage.cache_hits += 1
                 return request["messages"], json.loads(hit["response"])
         while True:
-            request = self._request(prompt, follow_up, self.mode)
-            try:
-                content = await self._send(request, prompt.task)
-            except openai.BadRequestError as exc:
-                if self.mode == MODES[-1] or "response_format" not in request:
-                    raise CallFailed(f"{prompt.task}: rejected (400): {_msg(exc)}") from exc
-                failed = request["response_format"]["type"]
-                if self.mode == failed:  # fall back for the rest of the run
-                    self.mode = MODES[MODES.index(failed) + 1]
-                continue
-            return request["messages"], content
+            async with self._sem:  # the mode is read when the call can go out
+                request = self._request(prompt, follow_up, self.mode)
+                try:
+                    return request["messages"], await self._send(request, prompt.task)
+                except openai.BadRequestError as exc:
+                    if "response_format" not in request:
+                        raise CallFailed(f"{prompt.task}: rejected (400): {_msg(exc)}") from exc
+                    failed = request["response_format"]["type"]
+                    if self.mode == failed:  # fall back for the rest of the run
+                        self.mode = MODES[MODES.index(failed) + 1]
 
     def _request(self, prompt: Prompt, follow_up: list[dict[str, str]], mode: str) -> dict:
         hint = None if mode == "json_schema" else schema_hint(prompt.task, self.lang)
@@ -196,8 +204,7 @@ class LLMClient:
         estimate = sum(estimate_tokens(m["content"]) for m in request["messages"])
         if self._spent + estimate + request["max_tokens"] > self.settings.token_budget:
             raise CallFailed(f"{task}: token budget {self.settings.token_budget} reached")
-        async with self._sem:
-            response = await self._with_retries(request, task)
+        response = await self._with_retries(request, task)
         usage = response.usage
         prompt_tokens = usage.prompt_tokens if usage else estimate
         completion_tokens = usage.completion_tokens if usage else 0
@@ -206,8 +213,9 @@ class LLMClient:
         self.usage.completion_tokens += completion_tokens
         self._spent += prompt_tokens + completion_tokens
         if self.store:
-            self.store.save_llm(_key(request), self.model, content, prompt_tokens,
-                                completion_tokens)  # fmt: skip
+            self.store.save_llm(
+                _key(request), self.model, content, prompt_tokens, completion_tokens
+            )
         return content
 
     async def _with_retries(self, request: dict, task: str) -> Any:
@@ -217,8 +225,12 @@ class LLMClient:
                 return await self.client.chat.completions.create(**request)
             except openai.BadRequestError:
                 raise
-            except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
-                    openai.APIConnectionError) as exc:  # fmt: skip
+            except (
+                openai.RateLimitError,
+                openai.InternalServerError,
+                openai.APITimeoutError,
+                openai.APIConnectionError,
+            ) as exc:
                 if attempt == self.retries:
                     raise CallFailed(f"{task}: {_msg(exc)} after {attempt + 1} tries") from exc
                 self.usage.retries += 1
@@ -249,7 +261,9 @@ class LLMClient:
         if pp is None and pc is None:
             return None
         used = self.usage
-        return round(used.prompt_tokens * (pp or 0) / 1e6 + used.completion_tokens * (pc or 0) / 1e6, 6)
+        return round(
+            used.prompt_tokens * (pp or 0) / 1e6 + used.completion_tokens * (pc or 0) / 1e6, 6
+        )
 
 
 def _key(request: dict) -> str:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from devdigest.analysis.types import ChangeCandidate, Thread, WatchCandidate, WindowAnalysis
 from devdigest.models import CommentRecord, DailyReport, FocusSection, ItemRecord
+from devdigest.writers.common import known_numbers
 from devdigest.writers.grounding import GuardContext, numbers_in, refs_in
 from devdigest.writers.llm_prompts import (
     Prompt,
@@ -55,11 +56,13 @@ class Facts:
             threads={t.item.number: t for t in analysis.discussions},
             changes={c.item.number: c for c in analysis.key_changes},
             watch={w.item.number: w for w in analysis.watch},
-            known_refs=frozenset(items) | frozenset(linked),
+            known_refs=frozenset(items) | frozenset(linked) | frozenset(known_numbers(analysis)),
             logins=frozenset(login.lower() for login in logins),
         )
 
-    def thread_ctx(self, item: ItemRecord, comments: list[CommentRecord], data: str) -> GuardContext:
+    def thread_ctx(
+        self, item: ItemRecord, comments: list[CommentRecord], data: str
+    ) -> GuardContext:
         """Refs: the window; logins: who wrote in this thread; numbers: the thread's own."""
         writers = {item.author.lower()} | {c.author.lower() for c in comments}
         return GuardContext(
@@ -156,7 +159,11 @@ def trends_data(report: DailyReport, analysis: WindowAnalysis) -> str:
     for t in sorted(report.topics, key=lambda t: -t.count)[:_LIST]:
         avg = f", previous average {t.previous_avg:.1f}" if t.previous_avg is not None else ""
         refs = ", ".join(f"#{n}" for n in t.refs[:5])
-        lines.append(f"- {t.name}: {t.count} today{avg}; e.g. {refs}" if refs else f"- {t.name}: {t.count} today{avg}")
+        lines.append(
+            f"- {t.name}: {t.count} today{avg}; e.g. {refs}"
+            if refs
+            else f"- {t.name}: {t.count} today{avg}"
+        )
     return "\n".join(lines)
 
 
@@ -167,10 +174,13 @@ def activity_data(report: DailyReport) -> str:
         f"authors of new issues and PRs: {a.authors}",
         f"first-time contributors ({len(a.first_time_contributors)}): "
         + (", ".join(a.first_time_contributors[:_LIST]) or "-"),
-        "top reviewers: " + (", ".join(f"{login} ({n} reviews)" for login, n in a.top_reviewers[:8]) or "-"),
+        "top reviewers: "
+        + (", ".join(f"{login} ({n} reviews)" for login, n in a.top_reviewers[:8]) or "-"),
     ]
     if a.median_hours_to_merge is not None:
-        lines.append(f"median hours to merge: {a.median_hours_to_merge:.1f} over {a.merges_measured} merges")
+        lines.append(
+            f"median hours to merge: {a.median_hours_to_merge:.1f} over {a.merges_measured} merges"
+        )
     if a.bots_excluded:
         lines.append(f"bot events excluded: {a.bot_events}")
     return "\n".join(lines)

@@ -17,12 +17,15 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from devdigest.models import CommentRecord, ItemRecord
+from devdigest.writers.threads import role_of
 
 THREAD_TOKENS = 2400  # data budget of one per-thread call
 SYNTHESIS_TOKENS = 3000  # data budget of one synthesis call
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-_LOGLINE = re.compile(r"^\s*(?:\[?\d{4}-\d\d-\d\d|\[?\d\d:\d\d|File \"|at |Traceback|[A-Z]+ \d|\(\w+ pid)")
+_LOGLINE = re.compile(
+    r"^\s*(?:\[?\d{4}-\d\d-\d\d|\[?\d\d:\d\d|File \"|at |Traceback|[A-Z]+ \d|\(\w+ pid)"
+)
 
 
 # --- output schemas (strict: the same JSON shape whatever the server) ------------------------
@@ -161,15 +164,8 @@ def head(text: str, tokens: int) -> str:
 
 
 def thread_role(login: str, item: ItemRecord, comments: list[CommentRecord]) -> str:
-    """author, reviewer, maintainer or commenter: from the thread itself, never an employer."""
-    if login == item.author:
-        return "author"
-    mine = [c for c in comments if c.author == login]
-    if any(c.kind != "issue_comment" for c in mine):
-        return "reviewer"
-    if any(c.author_association in {"OWNER", "MEMBER", "COLLABORATOR"} for c in mine):
-        return "maintainer"
-    return "commenter"
+    """author, reviewer, maintainer or commenter (as the offline writer says): never an employer."""
+    return role_of(item, login, [c for c in comments if c.author == login])
 
 
 def _comment_line(c: CommentRecord, item: ItemRecord, comments: list[CommentRecord]) -> str:
@@ -218,7 +214,7 @@ def render_thread(
     chosen = _select_comments(comments, max_comments)
     omitted = len(comments) - len(chosen)
     left = budget - estimate_tokens(header) - estimate_tokens(body) - 20
-    per = max(60, left // max(1, len(chosen)))
+    per = max(30, left // max(1, len(chosen)) - 20)  # minus the comment's header line
     parts = [header, "body:", body or "-"]
     if chosen:
         parts.append("comments (oldest first):")

@@ -22,11 +22,12 @@ from devdigest.models import (
 )
 from devdigest.writers.common import Context, item_link, short_title
 from devdigest.writers.extract import first_sentence
-from devdigest.writers.phrases import join_list, phrase, signal_name
+from devdigest.writers.phrases import PHRASES, join_list, phrase, signal_name
 from devdigest.writers.threads import write_discussions, write_key_changes, write_watch
 
 LANGS = ("zh", "en")
 MAX_SUMMARY = 5
+FOCUS_LISTED = 10  # entries described per focus list; the rest are listed by number
 RISE = 2.0  # a topic rises or falls when it moves by at least this many items and by half
 
 
@@ -169,8 +170,10 @@ def write_focus(ctx: Context, focus: FocusResult) -> FocusSection:
     return FocusSection(
         name=name,
         overview=[ctx.statement(text)],
-        issues=[_focus_entry(ctx, m) for m in focus.issues],
-        prs=[_focus_entry(ctx, m) for m in focus.prs],
+        issues=[_focus_entry(ctx, m) for m in focus.issues[:FOCUS_LISTED]],
+        prs=[_focus_entry(ctx, m) for m in focus.prs[:FOCUS_LISTED]],
+        more_issues=[item_link(m.item) for m in focus.issues[FOCUS_LISTED:]],
+        more_prs=[item_link(m.item) for m in focus.prs[FOCUS_LISTED:]],
     )
 
 
@@ -184,17 +187,26 @@ def _focus_entry(ctx: Context, match: FocusMatch) -> FocusEntry:
         about = phrase(ctx.lang, "about_title", kind=kind, title=short_title(item.title))
     return FocusEntry(
         item=item_link(item),
-        reasons=[localize_reason(ctx.lang, r) for r in match.reasons],
+        reasons=group_reasons(ctx.lang, match.reasons),
         about=ctx.polish(about.strip()),
     )
 
 
-def localize_reason(lang: str, reason: str) -> str:
-    """``label rocm`` → ``标签 rocm``; unknown shapes are kept as they are."""
-    for kind in ("title tag", "label", "keyword", "author", "path"):
-        if reason.startswith(kind + " "):
-            return phrase(lang, f"reason_{kind}", value=reason[len(kind) + 1 :])
-    return reason
+_REASON_KINDS = ("title tag", "label", "keyword", "author", "path")
+
+
+def group_reasons(lang: str, reasons: list[str]) -> list[str]:
+    """Reasons grouped by kind: ``keyword ROCm``, ``keyword MI300X`` → ``关键词 ROCm、MI300X``."""
+    groups: dict[str, list[str]] = {}
+    for reason in reasons:
+        kind = next((k for k in _REASON_KINDS if reason.startswith(k + " ")), "")
+        value = reason[len(kind) + 1 :] if kind else reason
+        groups.setdefault(kind, []).append(value)
+    sep = phrase(lang, "signal_join")
+    return [
+        phrase(lang, f"reason_{kind}", value=sep.join(values)) if kind else sep.join(values)
+        for kind, values in groups.items()
+    ]
 
 
 # --- topics and trends ---------------------------------------------------------------------
@@ -271,7 +283,9 @@ def write_activity_notes(ctx: Context) -> list[Statement]:
         shown = join_list(lang, names[:8])
         if len(names) > 8:
             shown = phrase(lang, "act_first_more", names=phrase(lang, "list_sep").join(names[:8]))
-        out.append(ctx.statement(phrase(lang, "act_first", n=len(names), names=shown)))
+        key = f"basis_{act.first_time_basis}"
+        basis = phrase(lang, key) if key in PHRASES[lang] else ""
+        out.append(ctx.statement(phrase(lang, "act_first", n=len(names), names=shown, basis=basis)))
     if act.top_reviewers:
         names = [phrase(lang, "act_reviewer", login=login, n=n) for login, n in act.top_reviewers]
         out.append(ctx.statement(phrase(lang, "act_reviewers", names=join_list(lang, names[:5]))))

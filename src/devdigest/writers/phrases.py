@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 ZH: dict[str, str] = {
@@ -36,6 +37,7 @@ ZH: dict[str, str] = {
     "kind_issue": "该 Issue ",
     "kind_pr": "该 PR ",
     "reason_label": "标签 {value}",
+    "reason_group_sep": "；",
     "reason_title tag": "标题标记 {value}",
     "reason_keyword": "关键词 {value}",
     "reason_author": "作者名单 {value}",
@@ -45,7 +47,7 @@ ZH: dict[str, str] = {
     "core_bug": "“{title}”的原因与修复方法：{sentence}",
     "core_proposal": "是否采纳“{title}”这一提议：{sentence}",
     "core_question": "如何解决“{title}”中提出的使用问题：{sentence}",
-    "core_sentence": "正文称“{text}”。",
+    "core_sentence": "正文称“{text}”",
     "core_no_body": "正文未给出更多说明。",
     "role_author": "作者",
     "role_reviewer": "评审者",
@@ -95,7 +97,7 @@ ZH: dict[str, str] = {
     "trend_top": "数量最多的话题是{name}，共 {count} 项，例如 {examples}。",
     "no_topics": "本窗口内的 Issue 与 PR 都没有归入任何话题分类。",
     # key changes
-    "tech_body": "{title}。{sentences}",
+    "tech_body": "{title}。正文说明：“{sentences}”",
     "tech_title": "{title}。PR 正文没有单独的说明段落。",
     "quote": "正文说明：“{text}”",
     "impact_category": "类别：{names}",
@@ -108,6 +110,7 @@ ZH: dict[str, str] = {
     "impact_end": "。",
     # watch
     "watch_signals": "报告了{signals}等症状",
+    "watch_breadth": "涉及 {names}",
     "watch_engagement": "本窗口内有 {participants} 位参与者发表 {comments} 条评论",
     "watch_reactions": "获得 {reactions} 个表态",
     "watch_open": "目前仍未关闭",
@@ -121,7 +124,9 @@ ZH: dict[str, str] = {
         "本窗口内共有 {contributors} 位贡献者参与（提交、评论或评审），"
         "其中 {authors} 位新开了 Issue 或 PR。"
     ),
-    "act_first": "首次贡献者 {n} 位：{names}。",
+    "act_first": "首次贡献者 {n} 位{basis}：{names}。",
+    "basis_association": "（依据 GitHub 的首次贡献标记）",
+    "basis_association+history": "（依据 GitHub 的首次贡献标记与本地存储的历史）",
     "act_first_more": "{names} 等",
     "act_reviewers": "评审最活跃的是 {names}。",
     "act_reviewer": "{login}（{n} 次）",
@@ -173,6 +178,7 @@ EN: dict[str, str] = {
     "kind_issue": "The issue ",
     "kind_pr": "The PR ",
     "reason_label": "label {value}",
+    "reason_group_sep": "; ",
     "reason_title tag": "title tag {value}",
     "reason_keyword": "keyword {value}",
     "reason_author": "author list {value}",
@@ -236,7 +242,7 @@ EN: dict[str, str] = {
     "trend_item": "{name} ({count} today vs {avg} per day before)",
     "trend_top": "The largest topic was {name} with {count} items, for example {examples}.",
     "no_topics": "No issue or pull request in this window falls into a topic category.",
-    "tech_body": "{title}. {sentences}",
+    "tech_body": "{title}. The description reads: “{sentences}”",
     "tech_title": "{title}. The PR body has no separate description.",
     "quote": "The description reads: “{text}”",
     "impact_category": "Category: {names}",
@@ -247,7 +253,8 @@ EN: dict[str, str] = {
     "impact_open": "not merged yet",
     "impact_join": "; ",
     "impact_end": ".",
-    "watch_signals": "Reports {signals}",
+    "watch_signals": "Symptoms: {signals}",
+    "watch_breadth": "mentions {names}",
     "watch_engagement": "{comments} comments from {participants} participants in this window",
     "watch_reactions": "{reactions} reactions",
     "watch_open": "still open",
@@ -260,7 +267,9 @@ EN: dict[str, str] = {
         "{contributors} contributors took part in this window (opening, commenting or reviewing); "
         "{authors} of them opened an issue or pull request."
     ),
-    "act_first": "{n} first-time contributors: {names}.",
+    "act_first": "{n} first-time contributors{basis}: {names}.",
+    "basis_association": " (by GitHub's first-time contributor mark)",
+    "basis_association+history": " (by GitHub's first-time mark and the stored history)",
     "act_first_more": "{names} and others",
     "act_reviewers": "The most active reviewers were {names}.",
     "act_reviewer": "{login} ({n})",
@@ -280,6 +289,8 @@ PHRASES = {"zh": ZH, "en": EN}
 
 SIGNALS_ZH = {
     "crash": "崩溃",
+    "NaN": "NaN 数值",
+    "accuracy drop": "精度下降",
     "hang": "卡死",
     "OOM": "内存不足（OOM）",
     "wrong output": "输出错误",
@@ -291,8 +302,33 @@ SIGNALS_ZH = {
 }
 
 
+_PLURALS = {
+    "issues": "issue",
+    "pull requests": "pull request",
+    "PRs": "PR",
+    "items": "item",
+    "comments": "comment",
+    "reviews": "review",
+    "participants": "participant",
+    "contributors": "contributor",
+    "reactions": "reaction",
+    "events": "event",
+    "days": "day",
+    "hours": "hour",
+}
+_ONE = re.compile(
+    r"(?<![\d.,+-])\b1 ((?:new |closed |merged |related |more related |first-time )?)("
+    + "|".join(map(re.escape, _PLURALS))
+    + r")\b"
+)
+
+
 def phrase(lang: str, key: str, **values: object) -> str:
-    return PHRASES[lang][key].format(**values)
+    """The template ``key`` filled in; English counts of one take the singular."""
+    text = PHRASES[lang][key].format(**values)
+    if lang == "en":
+        text = _ONE.sub(lambda m: f"1 {m.group(1)}{_PLURALS[m.group(2)]}", text)
+    return text
 
 
 def join_list(lang: str, parts: Iterable[str]) -> str:

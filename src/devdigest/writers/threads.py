@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 from devdigest.analysis.types import ChangeCandidate, Thread, WatchCandidate
+from devdigest.analysis.watch import SEVERITY
 from devdigest.models import (
     CommentRecord,
     HotDiscussion,
@@ -257,7 +260,7 @@ def impact(ctx: Context, change: ChangeCandidate) -> str:
     parts = []
     categories = ctx.analysis.categories.get(change.item.number, [])
     if categories:
-        names = join_list(lang, [ctx.name_of(c) for c in categories])
+        names = phrase(lang, "signal_join").join(ctx.name_of(c) for c in categories)
         parts.append(phrase(lang, "impact_category", names=names))
     if change.figures:
         figures = phrase(lang, "signal_join").join(plain(f) for f in change.figures[:3])
@@ -280,24 +283,42 @@ def write_watch(ctx: Context) -> list[WatchItem]:
     return [_watch(ctx, w) for w in ctx.analysis.watch[:MAX_WATCH]]
 
 
+def severity_names(lang: str, watch: WatchCandidate) -> list[str]:
+    """The severity classes of the words found (``hangs`` → hang), in the report's language."""
+    names = []
+    for word in watch.severity:
+        name = next(
+            (k for k, (_, pattern) in SEVERITY.items() if re.search(pattern, word, re.I)), word
+        )
+        names.append(signal_name(lang, name))
+    return list(dict.fromkeys(names))
+
+
 def _watch(ctx: Context, watch: WatchCandidate) -> WatchItem:
-    signals = [signal_name(ctx.lang, s) for s in watch.signals]
+    signals = severity_names(ctx.lang, watch) + list(watch.breadth)
+    if not watch.severity and not watch.breadth:
+        signals = [signal_name(ctx.lang, s) for s in watch.signals]
     return WatchItem(item=item_link(watch.item), signals=signals, why=ctx.polish(why(ctx, watch)))
 
 
 def why(ctx: Context, watch: WatchCandidate) -> str:
     lang, item = ctx.lang, watch.item
+    sep = phrase(lang, "signal_join")
     parts = []
-    if watch.signals:
-        names = phrase(lang, "signal_join").join(signal_name(lang, s) for s in watch.signals)
-        parts.append(phrase(lang, "watch_signals", signals=names))
+    severity = severity_names(lang, watch)
+    if severity:
+        parts.append(phrase(lang, "watch_signals", signals=sep.join(severity)))
+    if watch.breadth:
+        parts.append(phrase(lang, "watch_breadth", names=sep.join(watch.breadth)))
     window = ctx.analysis.window
     recent = [c for c in watch.comments if window.contains(c.created_at) and not c.is_bot]
-    if recent:
-        people = len({c.author for c in recent})
-        parts.append(phrase(lang, "watch_engagement", comments=len(recent), participants=people))
-    if item.reactions:
-        parts.append(phrase(lang, "watch_reactions", reactions=item.reactions))
+    comments = watch.window_comments or len(recent)
+    people = watch.participants or len({c.author for c in recent})
+    if comments:
+        parts.append(phrase(lang, "watch_engagement", comments=comments, participants=people))
+    reactions = watch.reactions or item.reactions
+    if reactions:
+        parts.append(phrase(lang, "watch_reactions", reactions=reactions))
     parts.append(phrase(lang, "watch_closed" if item.state == "closed" else "watch_open"))
     answered = any(
         is_maintainer(c.author_association) and c.author != item.author for c in watch.comments
