@@ -115,7 +115,9 @@ def fetch_reviews_batch(
         if exc.types != {"NOT_FOUND"} or not isinstance(exc.data, dict):
             raise
         data = exc.data
-    repository = data.get("repository") or {}
+    repository = data.get("repository")
+    if not isinstance(repository, dict):  # REST may still see it: let the caller fall back
+        raise GraphQLError(f"GraphQL cannot resolve the repository {repo}", [], data)
     return {number: _reviews_of(repository.get(f"p{number}"), number) for number in numbers}
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from random import Random
 
 MODELS = (
@@ -88,6 +89,12 @@ SEVERITY = (
     "segfault",
     "illegal memory access",
 )
+# How a bug body words each symptom ("the server …").
+SYMPTOM = {
+    "regression: 30% lower throughput": "shows a regression: throughput is 30% lower",
+    "segfault": "dies with a segfault",
+    "illegal memory access": "hits an illegal memory access",
+}
 MILD = ("prints a confusing warning", "logs too much", "is slow to start", "reports odd metrics")
 
 PR_TEMPLATES = (
@@ -331,6 +338,21 @@ def fill(rng: Random, template: str, **extra: str) -> str:
     return template.format_map(_Lazy(rng, extra))
 
 
+def topic_title(rng: Random, template: str) -> tuple[str, _Lazy]:
+    """A title and its topic words, so the body can speak of the same model, feature, hardware."""
+    topic = _Lazy(rng, {})
+    title = template.format_map(topic)
+    hw = topic.get("amdhw") or topic.get("nvhw")
+    if hw:
+        topic["hw"] = hw
+    return title, topic
+
+
+def _subject(title: str) -> str:
+    """The title without its leading ``[Tag]`` prefixes, e.g. ``Speed up the sampler``."""
+    return re.sub(r"^(\[[^\]]*\]\s*:?\s*)+", "", title).rstrip("?")
+
+
 def bench(rng: Random, hw: str, model: str) -> str:
     return rng.choice(BENCH).format(
         pct=f"{rng.randint(2, 25)}.{rng.randint(0, 9)}",
@@ -341,12 +363,13 @@ def bench(rng: Random, hw: str, model: str) -> str:
     )
 
 
-def pr_body(rng: Random, title: str, fixes: int | None, amd: bool) -> str:
-    hw = rng.choice(AMD_HW) if amd else rng.choice(NV_HW)
-    model = rng.choice(MODELS)
+def pr_body(rng: Random, title: str, fixes: int | None, amd: bool, topic: _Lazy) -> str:
+    hw = topic.get("hw") or rng.choice(AMD_HW if amd else NV_HW)
+    model = topic["model"]
     parts = [
         "## Purpose",
-        fill(rng, "This PR changes {component} so that {feature} works reliably."),
+        f"{_subject(title)}.",
+        template_for(topic, "The change is in {component} and matters when {feature} is on."),
     ]
     if amd:
         parts.append(
@@ -367,19 +390,28 @@ def pr_body(rng: Random, title: str, fixes: int | None, amd: bool) -> str:
     return "\n".join(parts)
 
 
-def issue_body(rng: Random, bug: bool, amd: bool) -> str:
-    hw = rng.choice(AMD_HW) if amd else rng.choice(NV_HW)
+def template_for(topic: _Lazy, template: str) -> str:
+    """Fill ``template`` from the item's own topic words (drawing only what is missing)."""
+    return template.format_map(topic)
+
+
+def issue_body(rng: Random, title: str, bug: bool, amd: bool, topic: _Lazy) -> str:
+    hw = topic.get("hw") or rng.choice(AMD_HW if amd else NV_HW)
+    topic["hw"] = hw
     parts = ["### Your current environment", ENV_BLOCK.format(hw=hw), ""]
     if bug:
+        symptom = topic.get("severity") or topic.get("mild") or topic["severity"]
         parts.append("### 🐛 Describe the bug")
         parts.append(
-            fill(rng, "When serving {model} with {feature} enabled the server {severity}.")
+            template_for(topic, "When serving {model} with {feature} enabled on {hw}, the server ")
+            + f"{SYMPTOM.get(symptom, symptom)}."
         )
         if rng.random() < 0.6:
             parts += ["```text", rng.choice(LOGS), "```"]
-        parts.append(fill(rng, "It started after the latest change to {component}."))
+        parts.append(template_for(topic, "It started after the latest change to {component}."))
     else:
         parts.append("### 🚀 The feature, motivation and pitch")
-        parts.append(fill(rng, "It would be great to support {feature} for {model} on {nvhw}."))
+        parts.append(f"{_subject(title)}.")
+        parts.append(template_for(topic, "We would like to use {feature} with {model} on {hw}."))
         parts.append("This would make large deployments cheaper to run.")
     return "\n".join(parts)

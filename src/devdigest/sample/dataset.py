@@ -113,7 +113,7 @@ class _Gen:
             template, labels = rng.choice(tx.AMD_PR_TEMPLATES if amd else tx.PR_TEMPLATES)
         else:
             template, labels = rng.choice(tx.AMD_ISSUE_TEMPLATES if amd else tx.ISSUE_TEMPLATES)
-        title = tx.fill(rng, template)
+        title, topic = tx.topic_title(rng, template)
         labels = list(labels)
         for feature, label in tx.FEATURE_LABEL.items():
             if feature in title and label not in labels:
@@ -123,7 +123,7 @@ class _Gen:
             fixes = (
                 rng.choice(self.open_issues) if self.open_issues and rng.random() < 0.2 else None
             )
-            body = tx.pr_body(rng, title, fixes, amd)
+            body = tx.pr_body(rng, title, fixes, amd, topic)
             files = rng.sample(tx.PATHS, rng.randint(1, 4))
             item = Item(
                 self.number,
@@ -145,7 +145,7 @@ class _Gen:
             self.open_prs.append(item.number)
         else:
             author = rng.choice(self.reporters + self.contributors[:60])
-            body = tx.issue_body(rng, "bug" in labels, amd)
+            body = tx.issue_body(rng, title, "bug" in labels, amd, topic)
             item = Item(
                 self.number,
                 False,
