@@ -14,33 +14,14 @@ from devdigest.store import open_store
 from devdigest.store.engine import database_url
 from devdigest.store.schema import MIGRATIONS
 from tests.db import database, scoped_store
+from tests.helpers import make_item
 
 T0 = datetime(2026, 3, 12, 3, 24, tzinfo=UTC)
 
 
 def item(number: int, **kw) -> ItemRecord:
-    base = dict(
-        id=1000 + number,
-        number=number,
-        is_pr=False,
-        title=f"item {number}",
-        body="",
-        author="alice",
-        author_type="User",
-        author_association="MEMBER",
-        state="open",
-        state_reason=None,
-        draft=False,
-        labels=[],
-        created_at=T0,
-        updated_at=T0,
-        closed_at=None,
-        merged_at=None,
-        comments=0,
-        reactions=0,
-        html_url=f"https://github.com/o/r/issues/{number}",
-    )
-    return ItemRecord(**(base | kw))
+    """An open issue created (and last updated) at ``T0`` unless overridden."""
+    return make_item(number, **({"created_at": T0} | kw))
 
 
 def comment(cid: int, number: int, **kw) -> CommentRecord:
@@ -276,3 +257,16 @@ def test_database_urls_and_missing_driver():
     with pytest.raises(StoreError, match=r"'MySQLdb' is not installed") as info:
         open_store("mysql://u:secret@h/db")
     assert "secret" not in str(info.value)
+
+
+def test_earliest_activity_prefers_sync_coverage(store):
+    old = T0 - timedelta(days=400)
+    with store.transaction() as c:
+        rid = store.repo_id("o/r", c)
+        store.upsert_items(c, rid, [item(1, created_at=old, updated_at=T0)])
+    assert store.earliest_activity("o/r") == old  # filled without syncing: oldest item
+    with store.transaction() as c:
+        store.set_watermark(c, rid, "issues:from", T0 - timedelta(days=3))
+        store.set_watermark(c, rid, "issue_comments:from", T0 - timedelta(days=2))
+        store.set_watermark(c, rid, "issues", T0)  # a plain watermark is not coverage
+    assert store.earliest_activity("o/r") == T0 - timedelta(days=2)

@@ -342,12 +342,24 @@ class Store:
         return seen
 
     def earliest_activity(self, repo: str) -> datetime | None:
-        """When the stored history of ``repo`` begins (oldest created item)."""
+        """Where the stored history of ``repo`` begins.
+
+        For a synced repo: the latest of the listings' coverage starts (``RESOURCE:from``, the
+        oldest ``since`` a completed sync used); old items updated later do not count. For a
+        store filled without syncing (sample data, imports): the oldest created item.
+        """
+        repo_id = self.repo_id(repo, create=False)
+        s = t.sync_state.c
         with self.engine.connect() as c:
-            return c.execute(
-                sa.select(sa.func.min(t.items.c.created_at)).where(
-                    t.items.c.repo_id == self.repo_id(repo, create=False)
+            covered = c.execute(
+                sa.select(sa.func.max(s.watermark)).where(
+                    s.repo_id == repo_id, s.resource.like("%:from")
                 )
+            ).scalar_one_or_none()
+            if covered is not None:
+                return covered
+            return c.execute(
+                sa.select(sa.func.min(t.items.c.created_at)).where(t.items.c.repo_id == repo_id)
             ).scalar_one_or_none()
 
     # --- reports ---------------------------------------------------------------------------
