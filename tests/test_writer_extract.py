@@ -8,6 +8,7 @@ from devdigest.writers.extract import (
     has_disagreement,
     is_bare_approval,
     neutralize_mentions,
+    repeats_title,
     sections,
     summary_sentences,
     trim,
@@ -106,3 +107,12 @@ def test_disagreement_markers():
     assert has_disagreement("I'd rather keep the old behaviour behind a flag.")
     assert has_disagreement("Why not reuse the existing allocator instead?")
     assert not has_disagreement("Thanks, merged.")
+
+
+def test_a_body_sentence_that_only_repeats_the_title_is_skipped():
+    title = "[Perf] Speed up the sampler for torch.compile"
+    body = "## Purpose\nSpeed up the sampler for torch.compile.\nThe change removes a host sync."
+    assert repeats_title("Speed up the sampler for torch.compile.", title)
+    assert not repeats_title("The change removes a host sync.", title)
+    assert first_sentence(body, title) == "The change removes a host sync."
+    assert first_sentence(body) == "Speed up the sampler for torch.compile."

@@ -94,11 +94,8 @@ def generate_reports(
     for lang in langs:
         started = time.perf_counter()
         report = write_report(analysis, lang, writer=writer, config=config, store=store, now=clock)
-        report.provenance.timings = timings | {
-            "write": round(time.perf_counter() - started, 4),
-            **report.provenance.timings,
-        }
-        report.provenance.timings = {k: round(v, 4) for k, v in report.provenance.timings.items()}
+        spent = timings | {"write": time.perf_counter() - started} | report.provenance.timings
+        report.provenance.timings = {stage: round(s, 4) for stage, s in spent.items()}
         store.save_report(report)
         reports.append(report)
     return ReportRun(reports=reports, analysis=analysis, sync=stats)

@@ -157,19 +157,36 @@ def trim(text: str, limit: int = LIMIT) -> str:
     return head + "…"
 
 
-def summary_sentences(body: str, count: int = 2) -> list[str]:
-    """The first sentences of the body's summary section (or its first paragraph)."""
+def summary_sentences(body: str, count: int = 2, title: str = "") -> list[str]:
+    """The first sentences of the body's summary section (or its first paragraph), skipping
+    any that only repeat ``title``."""
     found = sections(body)
     chosen = [p for name, paras in found if _is_summary(name) for p in paras]
     if not chosen:
         chosen = [p for name, paras in found if not _is_skipped(name) for p in paras]
-    sentences = [s for p in chosen for s in split_sentences(p) if _meaningful(s)]
+    sentences = [
+        s
+        for p in chosen
+        for s in split_sentences(p)
+        if _meaningful(s) and not repeats_title(s, title)
+    ]
     return sentences[:count]
 
 
-def first_sentence(body: str) -> str | None:
-    found = summary_sentences(body, 1)
+def first_sentence(body: str, title: str = "") -> str | None:
+    found = summary_sentences(body, 1, title)
     return trim(found[0]) if found else None
+
+
+def _letters(text: str) -> str:
+    text = re.sub(r"^(\[[^\]]*\]\s*:?\s*)+", "", text)  # leading [Tag] prefixes
+    return re.sub(r"[\W_]+", "", text).lower()
+
+
+def repeats_title(sentence: str, title: str) -> bool:
+    """Whether ``sentence`` says no more than ``title`` (same words, tags and punctuation aside)."""
+    said, titled = _letters(sentence), _letters(title)
+    return bool(titled) and said in titled
 
 
 def _is_summary(name: str) -> bool:

@@ -180,7 +180,7 @@ def write_focus(ctx: Context, focus: FocusResult) -> FocusSection:
 def _focus_entry(ctx: Context, match: FocusMatch) -> FocusEntry:
     item = match.item
     kind = phrase(ctx.lang, "kind_pr" if item.is_pr else "kind_issue")
-    sentence = first_sentence(item.body)
+    sentence = first_sentence(item.body, item.title)
     if sentence:
         about = phrase(ctx.lang, "about_body", kind=kind, sentence=sentence)
     else:

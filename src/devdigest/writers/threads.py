@@ -71,7 +71,7 @@ def item_kind(ctx: Context, item: ItemRecord) -> str:
 
 
 def core_question(ctx: Context, item: ItemRecord) -> str:
-    sentence = first_sentence(item.body)
+    sentence = first_sentence(item.body, item.title)
     detail = (
         phrase(ctx.lang, "core_sentence", text=sentence)
         if sentence
@@ -240,7 +240,7 @@ def write_key_changes(ctx: Context) -> list[KeyChange]:
 def _change(ctx: Context, change: ChangeCandidate) -> KeyChange:
     item = change.item
     title = short_title(item.title)
-    sentences = summary_sentences(item.body, 2)
+    sentences = summary_sentences(item.body, 2, item.title)
     if sentences:
         technical = phrase(
             ctx.lang, "tech_body", title=title, sentences=trim(" ".join(sentences), 260)
