@@ -85,3 +85,13 @@ def test_report_syncs_from_the_fake_github(tmp_path, capsys, fake_github, day_da
     oracle = expected(day_dataset, report.window.start, report.window.end)
     assert report.counts.model_dump() == oracle["counts"]
     assert report.provenance.github_requests > 0
+
+
+def test_unreachable_llm_fails_before_any_sync(tmp_path, capsys, monkeypatch, fake_github):
+    monkeypatch.setenv("DEVDIGEST_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("DEVDIGEST_LLM_MODEL", "some-model")
+    args = ["--db", str(tmp_path / "x.sqlite3"), "--github-api-url", fake_github.url]
+    assert main([*args, "report", "vllm-project/vllm", "--last", "2h", "--writer", "llm"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot reach the LLM server http://127.0.0.1:9/v1" in err[0]
+    assert fake_github.requests == []  # nothing was fetched from GitHub

@@ -26,7 +26,7 @@ from devdigest.render.markdown import render_json, render_markdown
 from devdigest.sample.model import Dataset
 from devdigest.store import Store
 from devdigest.window import Window
-from devdigest.writers import resolve_writer, write_report
+from devdigest.writers import check_writer, write_report
 
 LANGS = ("zh", "en")
 DEMO_TZ = "Asia/Shanghai"
@@ -78,7 +78,7 @@ def generate_reports(
     now: datetime | None = None,
 ) -> ReportRun:
     """Sync (unless ``no_sync``), analyse once, write one report per language, store them."""
-    resolve_writer(config, config.project(repo), writer)  # fail before any network
+    check_writer(config, config.project(repo), writer)  # fail before any sync or analysis
     timings: dict[str, float] = {}
     started = time.perf_counter()
     stats = sync_for(config, store, repo, window, no_sync=no_sync)

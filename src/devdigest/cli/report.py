@@ -18,7 +18,7 @@ from devdigest.report import (
     write_files,
 )
 from devdigest.store import open_store
-from devdigest.writers import WRITERS, resolve_writer
+from devdigest.writers import WRITERS
 
 LANG_CHOICES = click.Choice(["zh", "en", "both"])
 
@@ -79,7 +79,6 @@ def demo_cmd(app, lang: str, out: str | None, seed: int, writer: str) -> None:
     from devdigest.sample.dataset import generate_day
 
     config = app.config
-    resolve_writer(config, config.project("vllm-project/vllm"), writer)
     dataset = generate_day(seed=seed)
     with tempfile.TemporaryDirectory(prefix="devdigest-demo-") as tmp:
         db = app.flags.get("db") or str(Path(tmp) / "demo.sqlite3")

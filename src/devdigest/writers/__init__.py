@@ -50,4 +50,14 @@ def resolve_writer(config: Config, project: Project, writer: str) -> str:
     return writer
 
 
-__all__ = ["WRITERS", "resolve_writer", "write_offline", "write_report"]
+def check_writer(config: Config, project: Project, writer: str) -> str:
+    """Resolve ``writer`` and, for the LLM, check the endpoint before any other work is done."""
+    chosen = resolve_writer(config, project, writer)
+    if chosen == "llm":
+        from devdigest.writers.llm import check_llm
+
+        check_llm(config.llm_for(project))
+    return chosen
+
+
+__all__ = ["WRITERS", "check_writer", "resolve_writer", "write_offline", "write_report"]

@@ -57,6 +57,21 @@ def write_llm(
     return asyncio.run(writer.run(now, map_limit))
 
 
+def check_llm(settings: LLMSettings) -> None:
+    """Fail fast (LLMError, one line) when the endpoint is unusable: bad key, unknown model,
+    unreachable server. Costs one ``/models`` request, plus a 1-token call if the model is
+    not listed."""
+
+    async def check() -> None:
+        client = LLMClient(settings, None, lang="en")
+        try:
+            await client.ensure_ready()
+        finally:
+            await client.close()
+
+    asyncio.run(check())
+
+
 class _LLMWriter:
     def __init__(
         self,
