@@ -7,6 +7,7 @@ demo and the benchmarks call it too.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -29,6 +30,7 @@ from devdigest.window import Window
 from devdigest.writers import check_writer, write_report
 
 LANGS = ("zh", "en")
+Progress = Callable[[str, int], None]  # (resource, rows read so far), as the sync reports it
 DEMO_TZ = "Asia/Shanghai"
 
 
@@ -52,7 +54,13 @@ def languages(choice: str) -> list[str]:
 
 
 def sync_for(
-    config: Config, store: Store, repo: str, window: Window, *, no_sync: bool
+    config: Config,
+    store: Store,
+    repo: str,
+    window: Window,
+    *,
+    no_sync: bool,
+    progress: Progress | None = None,
 ) -> SyncStats | None:
     """Bring the store up to date for ``window`` (nothing with ``no_sync``)."""
     if no_sync:
@@ -63,7 +71,7 @@ def sync_for(
         return None
     from devdigest.github.sync import ensure_synced
 
-    return ensure_synced(config, store, repo, window.start, no_sync=False)
+    return ensure_synced(config, store, repo, window.start, no_sync=False, progress=progress)
 
 
 def generate_reports(
@@ -76,12 +84,13 @@ def generate_reports(
     writer: str = "auto",
     no_sync: bool = False,
     now: datetime | None = None,
+    progress: Progress | None = None,
 ) -> ReportRun:
     """Sync (unless ``no_sync``), analyse once, write one report per language, store them."""
     check_writer(config, config.project(repo), writer)  # fail before any sync or analysis
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    stats = sync_for(config, store, repo, window, no_sync=no_sync)
+    stats = sync_for(config, store, repo, window, no_sync=no_sync, progress=progress)
     timings["sync"] = time.perf_counter() - started
     clock = now or datetime.now(UTC)
     started = time.perf_counter()

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from devdigest.cli.common import window_from_options, window_options
-from devdigest.cli.sync import graphql_option, with_graphql
+from devdigest.cli.sync import graphql_option, summary_line, sync_progress, with_graphql
 from devdigest.report import (
     DEMO_TZ,
     generate_reports,
@@ -58,9 +58,19 @@ def report_cmd(
     window = window_from_options(project.tz, on_date, since, until, last, tz)
     store = open_store(config.db)
     try:
-        run = generate_reports(
-            config, store, project.repo, window, languages(lang), writer=writer, no_sync=no_sync
-        )
+        with sync_progress() as progress:
+            run = generate_reports(
+                config,
+                store,
+                project.repo,
+                window,
+                languages(lang),
+                writer=writer,
+                no_sync=no_sync,
+                progress=progress,
+            )
+        if run.sync is not None:
+            click.echo(summary_line(project.repo, run.sync), err=True)
         for report in run.reports:
             for path in write_files(report, out or config.out):
                 click.echo(str(path))
