@@ -6,13 +6,8 @@ from datetime import UTC, datetime, timedelta
 from itertools import count
 from typing import Any
 
-from devdigest.github.normalize import (
-    normalize_issue_comment,
-    normalize_item,
-    normalize_review,
-    normalize_review_comment,
-)
 from devdigest.models import CommentRecord, ItemRecord
+from devdigest.report import upsert_sample
 from devdigest.sample.model import Dataset
 from devdigest.store import Store, open_store
 from devdigest.window import Window
@@ -108,17 +103,6 @@ def fill_store(
 
 def store_from_dataset(ds: Dataset, db: str, when: datetime | None = None) -> Store:
     """A store holding ``ds`` as GitHub shows it at ``when`` (default: its end), no HTTP."""
-    when = when or ds.end
-    assert when is not None
-    items = [
-        normalize_item(ds.issue_json(item, when))
-        for item in ds.items.values()
-        if item.created_at <= when
-    ]
-    comments = [normalize_issue_comment(ds.comment_json(c, when)) for c in ds.comments]
-    comments += [
-        normalize_review_comment(ds.review_comment_json(rc, when)) for rc in ds.review_comments
-    ]
-    comments += [normalize_review(ds.review_json(r), r.number) for r in ds.reviews]
-    comments = [c for c in comments if c.created_at <= when]
-    return fill_store(open_store(db), items, comments, ds.repo)
+    store = open_store(db)
+    upsert_sample(store, ds, when)
+    return store
