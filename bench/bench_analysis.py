@@ -7,23 +7,15 @@ about the same as the day store for the same window. Run: ``python bench/bench_a
 
 from __future__ import annotations
 
-import argparse
 import statistics
-import sys
-import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from tests.helpers import store_from_dataset
-
+from _common import load_store, run_stores
 from devdigest.analysis import WindowData, analyze_window, compute_window_analysis, read_window
 from devdigest.config import Config
-from devdigest.sample.dataset import generate_day, generate_history
 from devdigest.sample.model import Dataset
-from devdigest.store import Store
 from devdigest.window import Window
 
 
@@ -48,9 +40,7 @@ def rows_read(data: WindowData) -> int:
 
 
 def measure(label: str, ds: Dataset, db: Path, repeat: int) -> None:
-    start = time.perf_counter()
-    store: Store = store_from_dataset(ds, str(db))
-    load = time.perf_counter() - start
+    store, load = load_store(ds, db)
     config = Config(db=str(db))
     assert ds.end is not None
     window = Window(ds.end - timedelta(days=1), ds.end, "Asia/Shanghai")
@@ -70,16 +60,5 @@ def measure(label: str, ds: Dataset, db: Path, repeat: int) -> None:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--days", type=int, default=365, help="days of history (default 365)")
-    parser.add_argument("--repeat", type=int, default=5, help="timed runs, median shown")
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        measure("vLLM-sized day", generate_day(seed=0), Path(tmp) / "day.db", args.repeat)
-        history = generate_history(args.days, seed=0)
-        measure(f"{args.days} days of history", history, Path(tmp) / "year.db", args.repeat)
-
-
 if __name__ == "__main__":
-    main()
+    run_stores(__doc__.splitlines()[0], measure, repeat=5)

@@ -8,21 +8,19 @@ of a report must not grow with the stored history. Targets: < 2 s and < 300 MB p
 
 from __future__ import annotations
 
-import argparse
-import tempfile
 import time
 import tracemalloc
 from pathlib import Path
 
 import psutil
 
+from _common import load_store, run_stores
 from devdigest.analysis import compute_window_analysis
 from devdigest.config import Config, load_config
 from devdigest.render.markdown import render_json, render_markdown
-from devdigest.report import sample_window, upsert_sample
-from devdigest.sample.dataset import generate_day, generate_history
+from devdigest.report import sample_window
 from devdigest.sample.model import Dataset
-from devdigest.store import Store, open_store
+from devdigest.store import Store
 from devdigest.writers.offline import write_offline
 
 
@@ -38,10 +36,7 @@ def produce(store: Store, config: Config, dataset: Dataset) -> int:
 
 
 def measure(label: str, dataset: Dataset, db: Path, repeat: int) -> None:
-    started = time.perf_counter()
-    store = open_store(str(db))
-    upsert_sample(store, dataset)
-    load = time.perf_counter() - started
+    store, load = load_store(dataset, db)
     config = load_config(env={})
     process = psutil.Process()
     produce(store, config, dataset)  # warm up (imports, template compilation)
@@ -64,16 +59,5 @@ def measure(label: str, dataset: Dataset, db: Path, repeat: int) -> None:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--days", type=int, default=365, help="days of history in the big store")
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        measure("vLLM-sized day", generate_day(seed=0), Path(tmp) / "day.db", args.repeat)
-        history = generate_history(args.days, seed=0)
-        measure(f"{args.days} days of history", history, Path(tmp) / "year.db", args.repeat)
-
-
 if __name__ == "__main__":
-    main()
+    run_stores(__doc__, measure, repeat=3)

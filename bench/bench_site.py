@@ -17,13 +17,8 @@ from pathlib import Path
 
 from devdigest.analysis import compute_window_analysis
 from devdigest.config import Config, Project
-from devdigest.github.normalize import (
-    normalize_issue_comment,
-    normalize_item,
-    normalize_review,
-    normalize_review_comment,
-)
 from devdigest.models import DailyReport
+from devdigest.report import upsert_sample
 from devdigest.sample.dataset import DEFAULT_DAY_END, generate_day
 from devdigest.site import build_site
 from devdigest.store import open_store
@@ -38,17 +33,8 @@ def real_report(db: str) -> DailyReport:
     """A report written offline over the sample's vLLM-sized day."""
     ds = generate_day(seed=0)
     when = ds.end or DEFAULT_DAY_END
-    items = [normalize_item(ds.issue_json(i, when)) for i in ds.items.values()]
-    comments = [normalize_issue_comment(ds.comment_json(c, when)) for c in ds.comments]
-    comments += [
-        normalize_review_comment(ds.review_comment_json(c, when)) for c in ds.review_comments
-    ]
-    comments += [normalize_review(ds.review_json(r), r.number) for r in ds.reviews]
     store = open_store(db)
-    with store.transaction() as conn:
-        repo_id = store.repo_id(ds.repo, conn)
-        store.upsert_items(conn, repo_id, [i for i in items if i.created_at <= when])
-        store.upsert_comments(conn, repo_id, [c for c in comments if c.created_at <= when])
+    upsert_sample(store, ds, when)
     window = Window(when - timedelta(days=1), when)
     analysis = compute_window_analysis(store, Config(db=db), ds.repo, window, now=when)
     store.close()

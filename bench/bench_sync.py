@@ -37,19 +37,16 @@ from devdigest.models import SyncStats
 from devdigest.sample.dataset import generate_day
 from devdigest.sample.model import Dataset
 from devdigest.store import open_store
+from devdigest.window import iso_z
 
 TOKEN = "bench-token"
 DAY = timedelta(days=1)
-# Headers and body leave the fake in one segment (else a 40 ms delayed-ACK stall per request).
 
 
 def run(gh: FakeGitHub, clock: FakeClock, db: str, since=None, graphql=False) -> SyncStats:
-    store = open_store(db)
-    try:
+    with open_store(db) as store:
         client = GitHubClient(gh.url, TOKEN, clock=clock.now, sleeper=clock.sleep)
         return sync_repo(store, client, gh_repo(gh), since, graphql=graphql)
-    finally:
-        store.close()
 
 
 def gh_repo(gh: FakeGitHub) -> str:
@@ -110,7 +107,8 @@ def normalise_row(ds: Dataset, tmp: Path) -> tuple[str, str]:
     """CPU time to normalise the day's JSON and upsert it (no HTTP)."""
     at, since = ds.end, ds.end - DAY
     issues = [ds.issue_json(it, at) for it in ds.items.values() if it.created_at <= at]
-    issues = [obj for obj in issues if obj["updated_at"] >= since.strftime("%Y-%m-%dT%H:%M:%SZ")]
+    cutoff = iso_z(since)
+    issues = [obj for obj in issues if obj["updated_at"] >= cutoff]
     comments = [ds.comment_json(c, at) for c in ds.comments if c.created_at >= since]
     review_comments = [
         ds.review_comment_json(c, at) for c in ds.review_comments if c.created_at >= since

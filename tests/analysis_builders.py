@@ -15,19 +15,20 @@ from devdigest.analysis.types import (
 )
 from devdigest.config import Project, Rule
 from devdigest.models import COUNT_KEYS, ActivityFigures, Counts, ItemRecord
+from devdigest.window import Window
 from tests.helpers import REPO, at, day_window, make_comment, make_item, make_pr, make_review
 
 ROCM = Rule(name="AMD/ROCm", name_zh="AMD/ROCm 生态", labels=["rocm"])
 BUGS = Rule(name="Bug fixes", name_zh="缺陷修复", title_tags=["Bugfix"])
-PERF = Rule(name="Performance", name_zh="性能", title_tags=["Perf"])
 
 
 def empty_analysis(**kw: Any) -> WindowAnalysis:
     """A window with nothing in it (one focus area configured)."""
+    day = day_window()
     base: dict[str, Any] = dict(
         repo=REPO,
         project=Project(repo=REPO, name="Demo", tz="Asia/Shanghai", focus=[ROCM]),
-        window=day_window(),
+        window=Window(day.start, day.end, "Asia/Shanghai"),
         counts=Counts(),
         appendix={key: [] for key in COUNT_KEYS},
         items={},
@@ -40,11 +41,7 @@ def empty_analysis(**kw: Any) -> WindowAnalysis:
         activity=ActivityFigures(),
         history_days=0,
     )
-    analysis = WindowAnalysis(**(base | kw))
-    analysis.window = type(analysis.window)(
-        analysis.window.start, analysis.window.end, "Asia/Shanghai"
-    )
-    return analysis
+    return WindowAnalysis(**(base | kw))
 
 
 def busy_analysis(title: str = "[Bugfix] Fix the sampler on MI300X") -> WindowAnalysis:

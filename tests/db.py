@@ -48,9 +48,5 @@ def database(tmp_path: Path, name: str = "db.sqlite3") -> Iterator[str]:
 @contextmanager
 def scoped_store(tmp_path: Path, name: str = "db.sqlite3") -> Iterator[Store]:
     """An opened store on :func:`database`, closed (and its schema dropped) afterwards."""
-    with database(tmp_path, name) as db:
-        store = open_store(db)
-        try:
-            yield store
-        finally:
-            store.close()
+    with database(tmp_path, name) as db, open_store(db) as store:
+        yield store

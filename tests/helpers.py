@@ -13,7 +13,6 @@ from devdigest.store import Store, open_store
 from devdigest.window import Window
 
 T0 = datetime(2026, 3, 12, 3, 24, tzinfo=UTC)  # default window start
-DAY = timedelta(days=1)
 REPO = "o/r"
 _ids = count(1)
 

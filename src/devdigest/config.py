@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import tomllib
@@ -129,7 +130,9 @@ def default_db_path() -> Path:
     return Path(platformdirs.user_data_dir("devdigest")) / "devdigest.sqlite3"
 
 
+@functools.cache
 def _defaults() -> dict[str, Any]:
+    """The packaged defaults.toml, read once (callers must not change it)."""
     return tomllib.loads(files("devdigest").joinpath("defaults.toml").read_text("utf-8"))
 
 

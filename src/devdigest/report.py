@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -41,7 +41,6 @@ class ReportRun:
     reports: list[DailyReport]
     analysis: WindowAnalysis
     sync: SyncStats | None = None
-    paths: list[Path] = field(default_factory=list)
 
 
 def languages(choice: str) -> list[str]:

@@ -176,12 +176,15 @@ def _identify(body: dict) -> tuple[str | None, int | None]:
     fmt = body.get("response_format") or {}
     messages = body.get("messages") or []
     task = (fmt.get("json_schema") or {}).get("name") if fmt.get("type") == "json_schema" else None
-    system = next((m["content"] for m in messages if m["role"] == "system"), "")
-    if task is None and (match := _TASK.search(system)):
+    if task is None and (match := _TASK.search(_content(messages, "system"))):
         task = match.group(1)
-    user = next((m["content"] for m in messages if m["role"] == "user"), "")
-    head = _HEAD.search(user)
+    head = _HEAD.search(_content(messages, "user"))
     return task or ("ping" if messages else None), int(head.group(1)) if head else None
+
+
+def _content(messages: list[dict], role: str) -> str:
+    """The first message of ``role`` (empty if none)."""
+    return next((m["content"] for m in messages if m["role"] == role), "")
 
 
 def _error(message: str, code: str) -> dict:
@@ -215,11 +218,9 @@ def _completion(body: dict, content: str) -> dict:
 
 def echo(task: str, body: dict) -> dict:
     messages = body.get("messages") or []
-    system = next((m["content"] for m in messages if m["role"] == "system"), "")
-    user = next((m["content"] for m in messages if m["role"] == "user"), "")
-    zh = "Write in English" not in system
+    zh = "Write in English" not in _content(messages, "system")
     builder = _ECHO.get(task)
-    return builder(user, zh) if builder else {}
+    return builder(_content(messages, "user"), zh) if builder else {}
 
 
 def _first_sentence(text: str) -> str:

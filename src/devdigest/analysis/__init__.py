@@ -22,7 +22,7 @@ from devdigest.analysis.stats import (
     window_activity,
 )
 from devdigest.analysis.trends import compute_topics, covered_days, history_start
-from devdigest.analysis.types import WindowAnalysis
+from devdigest.analysis.types import WatchCandidate, WindowAnalysis
 from devdigest.analysis.watch import attach_discussion, compute_watch
 from devdigest.config import Config, Project, Rule
 from devdigest.models import CommentRecord, ItemRecord
@@ -48,6 +48,7 @@ class WindowData:
     previous: list[ItemRecord]  # items created in the baseline days before the window
     earliest: datetime | None  # where the stored history begins
     seen_before: set[str] | None  # new authors with earlier stored activity (None: too little)
+    watch: list[WatchCandidate]  # ranked issues worth watching (their histories are read)
     data_fetched_at: datetime | None = None
     github_requests: int = 0
 
@@ -55,27 +56,30 @@ class WindowData:
 def history_numbers(
     items: dict[int, ItemRecord], comments: list[CommentRecord], window: Window
 ) -> set[int]:
-    """Items whose whole stored discussion the analysis needs: PRs merged in the window or
-    reviewed in it (key-change candidates) and the issues worth watching."""
+    """PRs whose whole stored discussion the analysis needs: merged in the window or reviewed
+    in it (key-change candidates)."""
     reviewed = {c.number for c in comments if c.kind == "review" and window.contains(c.created_at)}
-    prs = {
+    return {
         n
         for n, item in items.items()
         if item.is_pr and (window.contains(item.merged_at) or n in reviewed)
     }
-    watch = compute_watch(items.values(), comments, window, limit=WATCH)
-    return prs | {w.item.number for w in watch}
 
 
 def read_window(store: Store, repo: str, window: Window, now: datetime | None = None) -> WindowData:
-    """All store reads for ``window``; ``now`` (if earlier than the end) clips the reads."""
+    """All store reads for ``window``; ``now`` (if earlier than the end) clips the reads.
+
+    The issues worth watching are ranked here, once: the ranking decides whose histories to read.
+    """
     until = min(window.end, now) if now is not None else window.end
     appendix = store.window_items(repo, window.start, window.end)
     comments = store.comments_between(repo, window.start, until)
     items = appendix_items(appendix)
     extra = discussed_numbers(comments, window) - items.keys()
     items.update(store.items_by_number(repo, extra))
-    history = store.comments_for(repo, history_numbers(items, comments, window), until)
+    watch = compute_watch(items.values(), comments, window, limit=WATCH)
+    numbers = history_numbers(items, comments, window) | {w.item.number for w in watch}
+    history = store.comments_for(repo, numbers, until)
     top = max(items, default=0)
     refs = {
         n
@@ -101,6 +105,7 @@ def read_window(store: Store, repo: str, window: Window, now: datetime | None = 
         previous=previous,
         earliest=earliest,
         seen_before=seen_before,
+        watch=watch,
         data_fetched_at=last.get("finished_at"),
         github_requests=int(last.get("requests") or 0),
     )
@@ -122,8 +127,7 @@ def analyze_window(
         window,
         data.earliest,
     )
-    watch = compute_watch(window_items, data.comments, window, limit=WATCH)
-    attach_discussion(watch, data.history)
+    attach_discussion(data.watch, data.history)
     appendix = compute_appendix(data.appendix)
     mentioned = items | data.linked
     return WindowAnalysis(
@@ -142,7 +146,7 @@ def analyze_window(
         key_changes=compute_changes(
             window_items, data.history, categories, window, limit=KEY_CHANGES, repo=project.repo
         ),
-        watch=watch,
+        watch=data.watch,
         activity=compute_activity(
             window_items, data.comments, appendix["merged_prs"], window, data.seen_before
         ),

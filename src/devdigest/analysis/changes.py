@@ -80,14 +80,13 @@ def _is_low(name: str) -> bool:
     return any(w.startswith(fragment) for w in words for fragment in LOW_CATEGORY_FRAGMENTS)
 
 
-def latest_review_states(
-    comments: Iterable[CommentRecord], until: datetime | None = None
-) -> dict[str, str]:
-    """Each human reviewer's latest decisive review state (APPROVED / CHANGES_REQUESTED)."""
+def latest_review_states(comments: Iterable[CommentRecord], until: datetime) -> dict[str, str]:
+    """Each human reviewer's latest decisive review state (APPROVED / CHANGES_REQUESTED) before
+    ``until``."""
     states: dict[str, str] = {}
     for c in sorted(comments, key=lambda c: (c.created_at, c.id)):
         decisive = c.kind == "review" and not c.is_bot and c.review_state in DECISIVE_REVIEWS
-        if decisive and (until is None or c.created_at < until):
+        if decisive and c.created_at < until:
             states[c.author] = str(c.review_state)
     return states
 

@@ -113,12 +113,11 @@ def compute_focus(
     items: Iterable[ItemRecord],
     rules: list[Rule],
     activity: Mapping[int, float] | None = None,
-    limit: int | None = None,
 ) -> list[FocusResult]:
     """One result per focus rule: matching issues and PRs, most relevant first.
 
     Relevance is the number of reasons, then ``activity[number]`` (e.g. in-window human
-    comments), then the newest number. ``limit`` caps each of the two lists.
+    comments), then the newest number.
     """
     activity = activity or {}
     pool = [(item, searchable_text(item)) for item in items]
@@ -132,7 +131,7 @@ def compute_focus(
         matches.sort(
             key=lambda m: (-len(m.reasons), -activity.get(m.item.number, 0), -m.item.number)
         )
-        issues = [m for m in matches if not m.item.is_pr][:limit]
-        prs = [m for m in matches if m.item.is_pr][:limit]
+        issues = [m for m in matches if not m.item.is_pr]
+        prs = [m for m in matches if m.item.is_pr]
         results.append(FocusResult(rule=rule, issues=issues, prs=prs))
     return results

@@ -58,10 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     except DevdigestError as exc:
         click.echo(f"error: {exc}", err=True)
         return 1
-    except click.exceptions.Abort:
-        click.echo("interrupted: everything already fetched is kept; rerun to continue", err=True)
-        return 130
-    except KeyboardInterrupt:
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("interrupted: everything already fetched is kept; rerun to continue", err=True)
         return 130
     except click.ClickException as exc:

@@ -8,7 +8,15 @@ from pathlib import Path
 import click
 
 from devdigest.cli.common import window_from_options, window_options
-from devdigest.cli.sync import graphql_option, summary_line, sync_progress, with_graphql
+from devdigest.cli.sync import (
+    anonymous_note,
+    echo_notes,
+    graphql_option,
+    summary_line,
+    sync_progress,
+    with_graphql,
+)
+from devdigest.github.sync import current_time
 from devdigest.report import (
     DEMO_TZ,
     generate_reports,
@@ -55,9 +63,8 @@ def report_cmd(
     """Write the daily report of OWNER/REPO as Markdown and JSON."""
     config = with_graphql(app.config, graphql)
     project = config.project(repo)
-    window = window_from_options(project.tz, on_date, since, until, last, tz)
-    store = open_store(config.db)
-    try:
+    window = window_from_options(project.tz, on_date, since, until, last, tz, now=current_time())
+    with open_store(config.db) as store:
         with sync_progress() as progress:
             run = generate_reports(
                 config,
@@ -70,12 +77,12 @@ def report_cmd(
                 progress=progress,
             )
         if run.sync is not None:
+            anonymous_note(config)
+            echo_notes(run.sync)
             click.echo(summary_line(project.repo, run.sync), err=True)
         for report in run.reports:
             for path in write_files(report, out or config.out):
                 click.echo(str(path))
-    finally:
-        store.close()
 
 
 @click.command("demo")
@@ -92,8 +99,7 @@ def demo_cmd(app, lang: str, out: str | None, seed: int, writer: str) -> None:
     dataset = generate_day(seed=seed)
     with tempfile.TemporaryDirectory(prefix="devdigest-demo-") as tmp:
         db = app.flags.get("db") or str(Path(tmp) / "demo.sqlite3")
-        store = open_store(db)
-        try:
+        with open_store(db) as store:
             upsert_sample(store, dataset)
             window = sample_window(dataset.end, DEMO_TZ)
             run = generate_reports(
@@ -109,8 +115,6 @@ def demo_cmd(app, lang: str, out: str | None, seed: int, writer: str) -> None:
             for report in run.reports:
                 for path in write_files(report, out or config.out):
                     click.echo(str(path))
-        finally:
-            store.close()
 
 
 def register(cli: click.Group) -> None:

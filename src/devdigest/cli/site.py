@@ -30,11 +30,8 @@ def site_group() -> None:
 def build_cmd(app, out: str | None, fmt: str, base_url: str | None) -> None:
     """Build every report in the store, all projects (atomic, incremental)."""
     config = app.config
-    store = open_store(config.db)
-    try:
+    with open_store(config.db) as store:
         report = build_site(store, config, out or config.site_out, fmt=fmt, base_url=base_url)
-    finally:
-        store.close()
     click.echo(f"built {report.summary()}")
 
 

@@ -18,7 +18,7 @@ from devdigest.config import Config
 from devdigest.errors import ConfigError
 from devdigest.github import sync as gh
 from devdigest.models import COUNT_KEYS, SyncStats
-from devdigest.store import Store, open_store
+from devdigest.store import open_store
 from devdigest.window import Window, parse_instant
 
 LABELS = {
@@ -82,22 +82,14 @@ def with_graphql(config: Config, graphql: bool | None) -> Config:
     return config.model_copy(update={"github_graphql": graphql})
 
 
-def _anonymous_note(config: Config) -> None:
+def anonymous_note(config: Config) -> None:
+    """Say once, on stderr, that an unauthenticated run is limited to 60 requests an hour."""
     if config.github_token is None:
         click.echo(
             "note: no GITHUB_TOKEN set: working within GitHub's anonymous limit of 60 "
             "requests/hour (waiting for resets when it runs low); set GITHUB_TOKEN for 5000/hour",
             err=True,
         )
-
-
-@contextmanager
-def _store(config: Config) -> Iterator[Store]:
-    store = open_store(config.db)
-    try:
-        yield store
-    finally:
-        store.close()
 
 
 @click.command("sync")
@@ -123,9 +115,9 @@ def sync_command(
     start = parse_instant(since) if since else None
     if days:
         start = gh.current_time() - timedelta(days=days)
-    _anonymous_note(config)
+    anonymous_note(config)
     with (
-        _store(config) as store,
+        open_store(config.db) as store,
         gh.make_client(config, wait=not no_wait) as client,
         sync_progress() as progress,
     ):
@@ -161,9 +153,9 @@ def stats_command(
     config = with_graphql(app.config, graphql)
     project = config.project(repo)
     window = window_from_options(project.tz, on_date, since, until, last, tz, now=gh.current_time())
-    with _store(config) as store:
+    with open_store(config.db) as store:
         if not no_sync:
-            _anonymous_note(config)
+            anonymous_note(config)
             with sync_progress() as progress:
                 stats = gh.ensure_synced(
                     config, store, repo, window.start, wait=not no_wait, progress=progress

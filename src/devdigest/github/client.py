@@ -164,10 +164,6 @@ class GitHubClient:
     def rate_remaining(self) -> int | None:
         return self.rates["core"].remaining
 
-    @property
-    def rate_reset(self) -> float | None:
-        return self.rates["core"].reset
-
     # --- public ----------------------------------------------------------------------------
 
     def url(self, path_or_url: str) -> str:

@@ -50,6 +50,7 @@ FIRST_SYNC = timedelta(days=2)
 PER_PAGE = 100
 
 Progress = Callable[[str, int], None]  # (resource, rows read so far in this run)
+Validator = tuple[str, str | None, str | None]  # (URL, ETag, Last-Modified) to save
 
 LISTINGS: dict[str, tuple[str, dict[str, str], Callable[[dict[str, Any]], Any]]] = {
     "issues": ("issues", {"state": "all"}, normalize_item),
@@ -236,7 +237,7 @@ def _complete(run: _Run, conn: Any, resource: str, since: datetime) -> None:
 
 def _reviews_for(
     run: _Run, records: list[ItemRecord]
-) -> tuple[list[CommentRecord], list[tuple[str, str | None, str | None]]]:
+) -> tuple[list[CommentRecord], list[Validator]]:
     """Reviews of the page's PRs whose ``updated_at`` is newer than the stored one."""
     prs = [rec for rec in records if rec.is_pr]
     stored = run.store.item_updated_times(run.repo_id, [rec.number for rec in prs])
@@ -248,7 +249,7 @@ def _reviews_for(
         }
     )
     reviews: list[CommentRecord] = []
-    validators = []
+    validators: list[Validator] = []
     if run.graphql and changed:
         reviews, changed = _graphql_reviews(run, changed)
     for number in changed:
@@ -289,7 +290,7 @@ def _graphql_reviews(run: _Run, numbers: list[int]) -> tuple[list[CommentRecord]
 
 def fetch_reviews(
     store: Store, client: GitHubClient, repo: str, number: int
-) -> tuple[list[CommentRecord], tuple[str, str | None, str | None] | None]:
+) -> tuple[list[CommentRecord], Validator | None]:
     """Submitted reviews of PR ``number`` (none if unchanged: 304) and the validators to save.
 
     Validators are kept only for a single-page answer: new reviews land on the last page, which
@@ -304,7 +305,9 @@ def fetch_reviews(
         return [], None
     if response.not_modified:
         return [], None
-    validator = None if response.next_url else (key, response.etag, response.last_modified)
+    validator = None
+    if not response.next_url and (response.etag or response.last_modified):
+        validator = (key, response.etag, response.last_modified)
     pages = [response]
     while pages[-1].next_url:
         pages.append(client.get(pages[-1].next_url))
@@ -314,8 +317,6 @@ def fetch_reviews(
         for obj in (page.data if isinstance(page.data, list) else [])
         if obj.get("submitted_at")
     ]
-    if validator and not (validator[1] or validator[2]):
-        validator = None
     return found, validator
 
 

@@ -24,6 +24,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from devdigest.models import DailyReport
+from devdigest.render.markdown import render_markdown
 
 # Sections in the order a report shows them; "focus" expands to focus-1, focus-2, … (one per area).
 SECTION_ORDER = (
@@ -94,8 +95,6 @@ def render_html(report: DailyReport, markdown: str | None = None) -> str:
 def render_html_parts(report: DailyReport, markdown: str | None = None) -> HtmlReport:
     """The HTML fragment and its table of contents."""
     if markdown is None:
-        from devdigest.render.markdown import render_markdown
-
         markdown = render_markdown(report)
     tokens = _MD.parse(markdown)
     toc = _anchor_headings(tokens, section_ids(report))

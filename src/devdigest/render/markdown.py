@@ -9,7 +9,7 @@ from datetime import datetime
 
 import jinja2
 
-from devdigest.models import DailyReport, ItemLink
+from devdigest.models import COUNT_KEYS, DailyReport, ItemLink
 from devdigest.render.i18n import catalogue
 from devdigest.window import format_local, resolve_tz
 
@@ -72,7 +72,7 @@ def item_ref(number: int, url: str) -> str:
 def _links(report: DailyReport) -> dict[int, str]:
     """Every item URL the report knows, by number."""
     links: dict[int, str] = {}
-    for key in ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs"):
+    for key in COUNT_KEYS:
         links.update({a.number: a.url for a in getattr(report.appendix, key)})
     entries = [e.item for f in report.focus_areas for e in f.issues + f.prs]
     entries += [d.item for d in report.hot_discussions] + [k.item for k in report.key_changes]
@@ -132,7 +132,7 @@ def render_markdown(report: DailyReport) -> str:
         ref=item_ref,
         when=when,
         delta=lambda v: _delta(v, strings["trend_unknown"]),
-        keys=("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs"),
+        keys=COUNT_KEYS,
     )
     return re.sub(r"\n{3,}", "\n\n", out).strip() + "\n"
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
+from devdigest.window import iso_z
+
 REACTION_KEYS = ("+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes")
 BOT_LOGINS = frozenset({"github-actions[bot]", "mergify[bot]", "dosubot[bot]"})
 _LABEL_COLORS = ("d73a4a", "a2eeef", "0075ca", "cfd3d7", "7057ff", "008672", "e4e669", "fbca04")
@@ -23,9 +25,7 @@ _LABEL_COLORS = ("d73a4a", "a2eeef", "0075ca", "cfd3d7", "7057ff", "008672", "e4
 
 def iso(value: datetime | None) -> str | None:
     """Format a time as GitHub does: `YYYY-MM-DDTHH:MM:SSZ`, UTC."""
-    if value is None:
-        return None
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return None if value is None else iso_z(value)
 
 
 def parse_iso(value: str) -> datetime:
@@ -278,9 +278,6 @@ class Dataset:
     def merge(self, number: int, at: datetime) -> Event:
         return self.add_event(number, Event("merged", at))
 
-    def edit(self, number: int, at: datetime) -> Event:
-        return self.add_event(number, Event("edited", at))
-
     def add_comment(
         self,
         number: int,
@@ -330,9 +327,6 @@ class Dataset:
             self._index_cache = _Index(self)
             self._index_version = self.version
         return self._index_cache
-
-    def state_at(self, item: Item, at: datetime) -> ItemState:
-        return item_state(item, at)
 
     def updated_at(self, item: Item, at: datetime) -> datetime:
         times = self.index.touches[item.number]

@@ -99,11 +99,11 @@ def build_site(
 ) -> BuildReport:
     """Publish every report of ``store`` into ``out`` (default ``config.site_out``)."""
     heads = [ReportHead.from_json(raw) for raw in store.report_json()]
-    return build_from_heads(heads, config, out or config.site_out, fmt, base_url, on_page)
+    return build_from_reports(heads, config, out or config.site_out, fmt, base_url, on_page)
 
 
 def build_from_reports(
-    reports: list[DailyReport],
+    reports: list[DailyReport] | list[ReportHead],
     config: Config,
     out: str | Path,
     fmt: str = "html",
@@ -111,23 +111,12 @@ def build_from_reports(
     on_page: Callable[[str], None] | None = None,
 ) -> BuildReport:
     """``build_site`` over a list of reports (see the module docstring for the design)."""
-    heads = [ReportHead.from_report(r) for r in reports]
-    return build_from_heads(heads, config, out, fmt, base_url, on_page)
-
-
-def build_from_heads(
-    reports: list[ReportHead],
-    config: Config,
-    out: str | Path,
-    fmt: str = "html",
-    base_url: str | None = None,
-    on_page: Callable[[str], None] | None = None,
-) -> BuildReport:
+    heads = [r if isinstance(r, ReportHead) else ReportHead.from_report(r) for r in reports]
     if fmt not in FORMATS:
         raise SiteError(f"unknown site format {fmt!r}: use one of {', '.join(FORMATS)}")
     started = time.perf_counter()
     out = Path(out).expanduser().absolute()
-    layout = collect_layout(reports, config)
+    layout = collect_layout(heads, config)
     pages = list(_pages(layout, fmt, base_url))
     report = BuildReport(out=out, format=fmt)
     _recover(out)

@@ -45,58 +45,32 @@ def summary_text(report: ReportHead) -> str:
     return "\n\n".join(s.text for s in report.summary)
 
 
+def _absolute(base_url: str, target: str) -> str:
+    return base_url.rstrip("/") + "/" + target
+
+
 def _url(base_url: str | None, feed_path: str, target: str) -> str:
-    return base_url.rstrip("/") + "/" + target if base_url else relative(feed_path, target)
+    return _absolute(base_url, target) if base_url else relative(feed_path, target)
 
 
 def _entry_id(base_url: str | None, layout: SiteLayout, report: ReportHead) -> str:
     if base_url:
-        return base_url.rstrip("/") + "/" + layout.day_path(report)
+        return _absolute(base_url, layout.day_path(report))
     return f"urn:devdigest:{report.repo.lower()}:{report.date}:{report.lang}"
-
-
-def render_atom(
-    layout: SiteLayout,
-    path: str,
-    title: str,
-    feed_id: str,
-    alternate: str,
-    reports: list[ReportHead],
-    base_url: str | None = None,
-) -> bytes:
-    """An Atom feed of ``reports`` (newest first) written at ``path``."""
-    newest = sorted(reports, key=lambda r: (r.date, r.provenance.generated_at), reverse=True)
-    newest = newest[:FEED_ENTRIES]
-    feed = ET.Element(_q("feed"))
-    _sub(feed, "id", feed_id)
-    _sub(feed, "title", title)
-    updated = max((r.provenance.generated_at for r in newest), default=EPOCH)
-    _sub(feed, "updated", _stamp(updated))
-    _sub(feed, "link", rel="self", href=_url(base_url, path, path))
-    _sub(feed, "link", rel="alternate", type="text/html", href=_url(base_url, path, alternate))
-    _sub(_sub(feed, "author"), "name", "devdigest")
-    _sub(feed, "generator", "devdigest")
-    for report in newest:
-        entry = _sub(feed, "entry")
-        _sub(entry, "id", _entry_id(base_url, layout, report))
-        _sub(entry, "title", f"{report.project} · {report.date} ({report.lang})")
-        _sub(entry, "updated", _stamp(report.provenance.generated_at))
-        href = _url(base_url, path, layout.day_path(report))
-        _sub(entry, "link", rel="alternate", type="text/html", href=href, hreflang=report.lang)
-        _sub(entry, "summary", summary_text(report) or report.window.label, type="text")
-    ET.indent(feed)
-    return ET.tostring(feed, encoding="utf-8", xml_declaration=True) + b"\n"
 
 
 def _feed_page(
     layout: SiteLayout,
     path: str,
     title: str,
-    feed_id: str,
+    urn: str,
     alternate: str,
     reports: list[ReportHead],
     base_url: str | None,
 ) -> Page:
+    """The Atom feed of ``reports`` (newest first) written at ``path``; its id is the feed's URL
+    with a base URL, else ``urn``."""
+    feed_id = _absolute(base_url, path) if base_url else urn
     inputs = json.dumps(
         [path, title, feed_id, alternate, base_url]
         + [
@@ -115,7 +89,27 @@ def _feed_page(
     )
 
     def render() -> bytes:
-        return render_atom(layout, path, title, feed_id, alternate, reports, base_url)
+        newest = sorted(reports, key=lambda r: (r.date, r.provenance.generated_at), reverse=True)
+        newest = newest[:FEED_ENTRIES]
+        feed = ET.Element(_q("feed"))
+        _sub(feed, "id", feed_id)
+        _sub(feed, "title", title)
+        updated = max((r.provenance.generated_at for r in newest), default=EPOCH)
+        _sub(feed, "updated", _stamp(updated))
+        _sub(feed, "link", rel="self", href=_url(base_url, path, path))
+        _sub(feed, "link", rel="alternate", type="text/html", href=_url(base_url, path, alternate))
+        _sub(_sub(feed, "author"), "name", "devdigest")
+        _sub(feed, "generator", "devdigest")
+        for report in newest:
+            entry = _sub(feed, "entry")
+            _sub(entry, "id", _entry_id(base_url, layout, report))
+            _sub(entry, "title", f"{report.project} · {report.date} ({report.lang})")
+            _sub(entry, "updated", _stamp(report.provenance.generated_at))
+            href = _url(base_url, path, layout.day_path(report))
+            _sub(entry, "link", rel="alternate", type="text/html", href=href, hreflang=report.lang)
+            _sub(entry, "summary", summary_text(report) or report.window.label, type="text")
+        ET.indent(feed)
+        return ET.tostring(feed, encoding="utf-8", xml_declaration=True) + b"\n"
 
     return Page(path, inputs, render)
 
@@ -128,15 +122,11 @@ def feed_pages(layout: SiteLayout, base_url: str | None = None) -> Iterator[Page
         reports = [r for day in project.dates for r in project.days[day].values()]
         everything += reports
         path = layout.project_path(project, "feed.xml")
-        feed_id = (
-            (base_url.rstrip("/") + "/" + path) if base_url else f"urn:devdigest:{project.key}"
-        )
         title = s["project_title"].format(name=project.name)
-        yield _feed_page(
-            layout, path, title, feed_id, layout.project_path(project), reports, base_url
-        )
-    feed_id = (base_url.rstrip("/") + "/" + ALL_FEED) if base_url else "urn:devdigest:all"
-    yield _feed_page(layout, ALL_FEED, s["site_title"], feed_id, "index.html", everything, base_url)
+        urn = f"urn:devdigest:{project.key}"
+        yield _feed_page(layout, path, title, urn, layout.project_path(project), reports, base_url)
+    urn = "urn:devdigest:all"
+    yield _feed_page(layout, ALL_FEED, s["site_title"], urn, "index.html", everything, base_url)
 
 
 def json_pages(layout: SiteLayout) -> Iterator[Page]:

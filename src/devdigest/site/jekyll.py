@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator
 
 from devdigest.models import COUNT_KEYS, DailyReport
+from devdigest.render.markdown import render_markdown
 from devdigest.site.layout import ReportHead, SiteLayout
 from devdigest.site.pages import Page
 
@@ -39,13 +40,9 @@ def front_matter(report: DailyReport | ReportHead, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_jekyll(report: DailyReport, title: str, markdown: str | None = None) -> str:
+def render_jekyll(report: DailyReport, title: str) -> str:
     """Front matter plus the report's Markdown inside a Liquid-safe raw block."""
-    if markdown is None:
-        from devdigest.render.markdown import render_markdown
-
-        markdown = render_markdown(report)
-    body = escape_liquid(markdown.rstrip("\n"))
+    body = escape_liquid(render_markdown(report).rstrip("\n"))
     return f"{front_matter(report, title)}\n{{% raw %}}\n{body}\n{{% endraw %}}\n"
 
 

@@ -157,13 +157,8 @@ def collect_layout(reports: list[ReportHead], config: Config) -> SiteLayout:
         if current is None or report.window.end >= current.window.end:
             latest[key] = report
     for (repo, date, lang), report in sorted(latest.items()):
-        if repo not in projects:
-            projects[repo] = Project(report.repo, _display_name(config, report))
+        if repo not in projects:  # not configured: named by its reports
+            projects[repo] = Project(report.repo, report.project or report.repo)
         projects[repo].days.setdefault(date, {})[lang] = report
     ordered = sorted(projects.values(), key=lambda p: (p.name.lower(), p.key))
     return SiteLayout(ordered, check_pattern(config.site_path_pattern), config.site_lang)
-
-
-def _display_name(config: Config, report: ReportHead) -> str:
-    configured = next((p for p in config.projects if p.repo.lower() == report.repo.lower()), None)
-    return configured.display_name if configured else report.project or report.repo

@@ -45,6 +45,12 @@ class Store:
     def close(self) -> None:
         self.engine.dispose()
 
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """One unit of work: a page of rows and its checkpoint commit together."""
@@ -384,25 +390,19 @@ class Store:
                 )
             )
 
-    def _report_order(self) -> tuple[sa.ColumnElement, ...]:
-        r = t.reports.c
-        return (self._bytewise(t.repos.c.full_name), r.window_start, self._bytewise(r.lang))
-
     def reports(self, repo: str | None = None) -> list[DailyReport]:
         """Stored reports (all repos, or one), oldest first."""
-        query = sa.select(t.reports.c.report).join(t.repos).order_by(*self._report_order())
-        if repo:
-            query = query.where(t.repos.c.full_name == repo.lower())
-        with self.engine.connect() as c:
-            return [DailyReport.model_validate_json(r.report) for r in c.execute(query)]
+        return [DailyReport.model_validate_json(text) for text in self.report_json(repo)]
 
     def report_json(self, repo: str | None = None) -> list[str]:
         """The stored reports as JSON text, unparsed (same order as ``reports``)."""
-        query = sa.select(t.reports.c.report).join(t.repos).order_by(*self._report_order())
+        r = t.reports.c
+        order = (self._bytewise(t.repos.c.full_name), r.window_start, self._bytewise(r.lang))
+        query = sa.select(r.report).join(t.repos).order_by(*order)
         if repo:
             query = query.where(t.repos.c.full_name == repo.lower())
         with self.engine.connect() as c:
-            return [r.report for r in c.execute(query)]
+            return [row.report for row in c.execute(query)]
 
     def reports_version(self) -> tuple[int, str | None]:
         """A cheap fingerprint of the stored reports: (count, newest save time)."""

@@ -94,11 +94,6 @@ def short_title(title: str) -> str:
     return plain(stripped or title).rstrip(" .。")
 
 
-def title_tags(title: str) -> list[str]:
-    match = _TAGS.match(title)
-    return re.findall(r"\[([^\]]+)\]", match.group(0)) if match else []
-
-
 def zh_spacing(text: str) -> str:
     """A space between Chinese and Latin letters or digits, none around Chinese punctuation."""
     text = _LATIN_AFTER_CJK.sub(r"\1 \2", text)

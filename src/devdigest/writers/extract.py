@@ -137,6 +137,11 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
 
 
+def sentences_of(body: str) -> list[str]:
+    """Every sentence of the body's prose (see :func:`sections`), in order."""
+    return [s for _, paras in sections(body) for p in paras for s in split_sentences(p)]
+
+
 def trim(text: str, limit: int = LIMIT) -> str:
     """At most ``limit`` characters, cut at a sentence boundary, else a clause, else a word."""
     text = squash(text)
@@ -233,7 +238,7 @@ def best_sentences(bodies: Iterable[str], limit: int = LIMIT) -> str | None:
     """The most substantive sentence(s) among ``bodies``, joined with the next one if it fits."""
     best: tuple[float, int, list[str], int] | None = None
     for order, body in enumerate(bodies):
-        sentences = [s for _, paras in sections(body) for p in paras for s in split_sentences(p)]
+        sentences = sentences_of(body)
         for k, sentence in enumerate(sentences):
             score = score_sentence(sentence)
             if score > 0 and (best is None or score > best[0]):

@@ -89,21 +89,7 @@ def guard_statements(out: StatementsOut, ctx: GuardContext) -> Guarded:
 
 def merge_outputs(first: object, second: object) -> object:
     """After a repair: take each field from the repaired reply, else from the first one."""
-    if isinstance(first, DiscussionOut) and isinstance(second, DiscussionOut):
-        return DiscussionOut(
-            core_question=second.core_question or first.core_question,
-            viewpoints=second.viewpoints or first.viewpoints,
-            contention=second.contention or first.contention,
-            status=second.status or first.status,
-        )
-    if isinstance(first, ChangeOut) and isinstance(second, ChangeOut):
-        return replace_fields(first, second, ("technical", "impact"))
-    if isinstance(first, WatchOut) and isinstance(second, WatchOut):
-        return replace_fields(first, second, ("why",))
-    if isinstance(first, StatementsOut) and isinstance(second, StatementsOut):
-        return second if second.statements else first
+    if isinstance(first, BaseModel) and type(second) is type(first):
+        fields = type(first).model_fields
+        return first.model_copy(update={n: getattr(second, n) or getattr(first, n) for n in fields})
     return second
-
-
-def replace_fields(first: BaseModel, second: BaseModel, names: tuple[str, ...]) -> BaseModel:
-    return first.model_copy(update={n: getattr(second, n) or getattr(first, n) for n in names})

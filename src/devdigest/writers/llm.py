@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from devdigest.config import LLMSettings
-from devdigest.models import DailyReport, Statement, Viewpoint
+from devdigest.models import DailyReport, HotDiscussion, KeyChange, Statement, Viewpoint, WatchItem
 from devdigest.store import Store
 from devdigest.writers import llm_data as data
 from devdigest.writers.guarded import (
@@ -90,21 +90,24 @@ class _LLMWriter:
 
     async def run(self, now: datetime, map_limit: int) -> DailyReport:
         try:
+            report = self.report
             await asyncio.gather(
-                *(
-                    self._discussion(i)
-                    for i in range(min(map_limit, len(self.report.hot_discussions)))
-                ),
-                *(self._change(i) for i in range(min(map_limit, len(self.report.key_changes)))),
-                *(self._watch(i) for i in range(min(map_limit, len(self.report.watch)))),
+                *map(self._discussion, report.hot_discussions[:map_limit]),
+                *map(self._change, report.key_changes[:map_limit]),
+                *map(self._watch, report.watch[:map_limit]),
             )
             await asyncio.gather(
-                self._statements("summary", data.summary_data(self.report), "summary"),
-                *(self._focus(i) for i in range(len(self.report.focus_areas))),
-                self._statements(
-                    "trends", data.trends_data(self.report, self.analysis), "trend_notes"
+                self._statements("summary", data.summary_data(report), report, "summary"),
+                *(
+                    self._statements(
+                        "focus", data.focus_data(f), f, "overview", f"focus_areas {f.name}"
+                    )
+                    for f in report.focus_areas
                 ),
-                self._statements("activity", data.activity_data(self.report), "activity_notes"),
+                self._statements(
+                    "trends", data.trends_data(report, self.analysis), report, "trend_notes"
+                ),
+                self._statements("activity", data.activity_data(report), report, "activity_notes"),
             )
         finally:
             await self.client.close()
@@ -143,8 +146,7 @@ class _LLMWriter:
 
     # --- map -------------------------------------------------------------------------------
 
-    async def _discussion(self, index: int) -> None:
-        entry = self.report.hot_discussions[index]
+    async def _discussion(self, entry: HotDiscussion) -> None:
         thread = self.facts.threads.get(entry.item.number)
         if thread is None:
             return
@@ -170,8 +172,7 @@ class _LLMWriter:
                 for vp in out.viewpoints
             ]
 
-    async def _change(self, index: int) -> None:
-        entry = self.report.key_changes[index]
+    async def _change(self, entry: KeyChange) -> None:
         cand = self.facts.changes.get(entry.item.number)
         if cand is None:
             return
@@ -186,8 +187,7 @@ class _LLMWriter:
             entry.technical = out.technical or entry.technical
             entry.impact = out.impact or entry.impact
 
-    async def _watch(self, index: int) -> None:
-        entry = self.report.watch[index]
+    async def _watch(self, entry: WatchItem) -> None:
         cand = self.facts.watch.get(entry.item.number)
         if cand is None:
             return
@@ -201,25 +201,16 @@ class _LLMWriter:
 
     # --- reduce ------------------------------------------------------------------------------
 
-    async def _statements(self, task: str, text: str, attr: str) -> None:
+    async def _statements(
+        self, task: str, text: str, target: object, attr: str, section: str | None = None
+    ) -> None:
+        """Statements for ``target.attr`` (a report section or a focus area's overview)."""
         prompt = data.synthesis_prompt(task, text, self.lang, self.report.project)
         counts = self.report.counts.model_dump() if task in {"summary", "activity"} else None
         ctx = self.facts.window_ctx(prompt.data, counts)
-        out = await self._guarded(prompt, lambda o: guard_statements(o, ctx), attr)
+        out = await self._guarded(prompt, lambda o: guard_statements(o, ctx), section or attr)
         if isinstance(out, StatementsOut) and out.statements:
-            setattr(self.report, attr, _statements(out))
-
-    async def _focus(self, index: int) -> None:
-        section = self.report.focus_areas[index]
-        prompt = data.synthesis_prompt(
-            "focus", data.focus_data(section), self.lang, self.report.project
-        )
-        ctx = self.facts.window_ctx(prompt.data, None)
-        out = await self._guarded(
-            prompt, lambda o: guard_statements(o, ctx), f"focus_areas {section.name}"
-        )
-        if isinstance(out, StatementsOut) and out.statements:
-            section.overview = _statements(out)
+            setattr(target, attr, [Statement(text=s.text, refs=s.refs) for s in out.statements])
 
     def _finish(self, now: datetime) -> DailyReport:
         usage = self.client.usage
@@ -238,10 +229,6 @@ class _LLMWriter:
             }
         )
         return self.report
-
-
-def _statements(out: StatementsOut) -> list[Statement]:
-    return [Statement(text=s.text, refs=s.refs) for s in out.statements]
 
 
 __all__ = ["MAP_LIMIT", "write_llm"]

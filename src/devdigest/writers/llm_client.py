@@ -12,7 +12,7 @@ import asyncio
 import hashlib
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import openai
@@ -46,14 +46,12 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cache_hits: int = 0
-    retries: int = 0
 
 
 @dataclass
 class Reply:
     parsed: BaseModel
     content: str
-    messages: list[dict[str, str]] = field(default_factory=list)
 
 
 class LLMClient:
@@ -84,7 +82,6 @@ class LLMClient:
         self._ready = False
         self._failure: LLMError | None = None
         self._ready_lock = asyncio.Lock()
-        self._spent = 0  # prompt + completion tokens sent this run (the budget)
 
     async def close(self) -> None:
         await self.client.close()
@@ -146,37 +143,35 @@ class LLMClient:
 
     async def ask(self, prompt: Prompt, follow_up: list[dict[str, str]] = ()) -> Reply:  # type: ignore[assignment]
         """A validated structured reply for ``prompt`` (plus an optional follow-up exchange)."""
-        messages, content = await self._complete(prompt, list(follow_up))
+        content = await self._complete(prompt, list(follow_up))
         schema = SCHEMAS[prompt.task]
         try:
-            return Reply(_parse(schema, content), content, messages)
+            return Reply(_parse(schema, content), content)
         except (ValueError, ValidationError) as exc:
             error = _brief(exc)
         repair = [
             {"role": "assistant", "content": content},
             {"role": "user", "content": templates(self.lang)["repair_json"].format(error=error)},
         ]
-        messages, content = await self._complete(prompt, [*follow_up, *repair])
+        content = await self._complete(prompt, [*follow_up, *repair])
         try:
-            return Reply(_parse(schema, content), content, messages)
+            return Reply(_parse(schema, content), content)
         except (ValueError, ValidationError) as exc:
             raise CallFailed(f"{prompt.task}: malformed reply twice ({_brief(exc)})") from exc
 
-    async def _complete(
-        self, prompt: Prompt, follow_up: list[dict[str, str]]
-    ) -> tuple[list[dict[str, str]], str]:
+    async def _complete(self, prompt: Prompt, follow_up: list[dict[str, str]]) -> str:
         """Content for the prompt: from the cache (any output mode) or from the server."""
         for mode in MODES[MODES.index(self.mode) :]:
             request = self._request(prompt, follow_up, mode)
             hit = self.store.llm_cached(_key(request)) if self.store else None
             if hit:
                 self.usage.cache_hits += 1
-                return request["messages"], json.loads(hit["response"])
+                return json.loads(hit["response"])
         while True:
             async with self._sem:  # the mode is read when the call can go out
                 request = self._request(prompt, follow_up, self.mode)
                 try:
-                    return request["messages"], await self._send(request, prompt.task)
+                    return await self._send(request, prompt.task)
                 except openai.BadRequestError as exc:
                     if "response_format" not in request:
                         raise CallFailed(f"{prompt.task}: rejected (400): {_msg(exc)}") from exc
@@ -202,7 +197,8 @@ class LLMClient:
     async def _send(self, request: dict, task: str) -> str:
         await self.ensure_ready()
         estimate = sum(estimate_tokens(m["content"]) for m in request["messages"])
-        if self._spent + estimate + request["max_tokens"] > self.settings.token_budget:
+        spent = self.usage.prompt_tokens + self.usage.completion_tokens  # this run's tokens
+        if spent + estimate + request["max_tokens"] > self.settings.token_budget:
             raise CallFailed(f"{task}: token budget {self.settings.token_budget} reached")
         response = await self._with_retries(request, task)
         usage = response.usage
@@ -211,7 +207,6 @@ class LLMClient:
         content = response.choices[0].message.content or "" if response.choices else ""
         self.usage.prompt_tokens += prompt_tokens
         self.usage.completion_tokens += completion_tokens
-        self._spent += prompt_tokens + completion_tokens
         if self.store:
             self.store.save_llm(
                 _key(request), self.model, content, prompt_tokens, completion_tokens
@@ -225,22 +220,12 @@ class LLMClient:
                 return await self.client.chat.completions.create(**request)
             except openai.BadRequestError:
                 raise
-            except (
-                openai.RateLimitError,
-                openai.InternalServerError,
-                openai.APITimeoutError,
-                openai.APIConnectionError,
-            ) as exc:
+            except (openai.APIConnectionError, openai.APIStatusError) as exc:  # incl. timeouts
+                status = getattr(exc, "status_code", None)
+                if status is not None and status < 500 and status != 429:
+                    raise CallFailed(f"{task}: {status} {_msg(exc)}") from exc
                 if attempt == self.retries:
                     raise CallFailed(f"{task}: {_msg(exc)} after {attempt + 1} tries") from exc
-                self.usage.retries += 1
-                await asyncio.sleep(self._delay(exc, attempt))
-            except openai.APIStatusError as exc:
-                if exc.status_code < 500:
-                    raise CallFailed(f"{task}: {exc.status_code} {_msg(exc)}") from exc
-                if attempt == self.retries:
-                    raise CallFailed(f"{task}: {_msg(exc)} after {attempt + 1} tries") from exc
-                self.usage.retries += 1
                 await asyncio.sleep(self._delay(exc, attempt))
         raise AssertionError("unreachable")
 

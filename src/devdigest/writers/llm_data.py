@@ -159,11 +159,7 @@ def trends_data(report: DailyReport, analysis: WindowAnalysis) -> str:
     for t in sorted(report.topics, key=lambda t: -t.count)[:_LIST]:
         avg = f", previous average {t.previous_avg:.1f}" if t.previous_avg is not None else ""
         refs = ", ".join(f"#{n}" for n in t.refs[:5])
-        lines.append(
-            f"- {t.name}: {t.count} today{avg}; e.g. {refs}"
-            if refs
-            else f"- {t.name}: {t.count} today{avg}"
-        )
+        lines.append(f"- {t.name}: {t.count} today{avg}" + (f"; e.g. {refs}" if refs else ""))
     return "\n".join(lines)
 
 

@@ -37,7 +37,6 @@ ZH: dict[str, str] = {
     "kind_issue": "该 Issue ",
     "kind_pr": "该 PR ",
     "reason_label": "标签 {value}",
-    "reason_group_sep": "；",
     "reason_title tag": "标题标记 {value}",
     "reason_keyword": "关键词 {value}",
     "reason_author": "作者名单 {value}",
@@ -99,7 +98,6 @@ ZH: dict[str, str] = {
     # key changes
     "tech_body": "{title}。正文说明：“{sentences}”",
     "tech_title": "{title}。PR 正文没有单独的说明段落。",
-    "quote": "正文说明：“{text}”",
     "impact_category": "类别：{names}",
     "impact_figures": "PR 自述数据：{figures}",
     "impact_linked": "关联 {refs}",
@@ -137,9 +135,6 @@ ZH: dict[str, str] = {
     "act_no_bots": "本窗口内没有机器人账号的活动。",
     "list_sep": "、",
     "list_last": "和",
-    "quote_open": "“",
-    "quote_close": "”",
-    "full_stop": "。",
 }
 
 EN: dict[str, str] = {
@@ -178,7 +173,6 @@ EN: dict[str, str] = {
     "kind_issue": "The issue ",
     "kind_pr": "The PR ",
     "reason_label": "label {value}",
-    "reason_group_sep": "; ",
     "reason_title tag": "title tag {value}",
     "reason_keyword": "keyword {value}",
     "reason_author": "author list {value}",
@@ -244,7 +238,6 @@ EN: dict[str, str] = {
     "no_topics": "No issue or pull request in this window falls into a topic category.",
     "tech_body": "{title}. The description reads: “{sentences}”",
     "tech_title": "{title}. The PR body has no separate description.",
-    "quote": "The description reads: “{text}”",
     "impact_category": "Category: {names}",
     "impact_figures": "figures stated in the PR: {figures}",
     "impact_linked": "linked to {refs}",
@@ -280,9 +273,6 @@ EN: dict[str, str] = {
     "act_no_bots": "No bot account was active in this window.",
     "list_sep": ", ",
     "list_last": " and ",
-    "quote_open": "“",
-    "quote_close": "”",
-    "full_stop": ".",
 }
 
 PHRASES = {"zh": ZH, "en": EN}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from devdigest.analysis.classify import title_tags
 from devdigest.analysis.types import ChangeCandidate, Thread, WatchCandidate
 from devdigest.analysis.watch import SEVERITY
 from devdigest.models import (
@@ -14,15 +15,14 @@ from devdigest.models import (
     Viewpoint,
     WatchItem,
 )
-from devdigest.writers.common import Context, is_maintainer, item_link, short_title, title_tags
+from devdigest.writers.common import Context, is_maintainer, item_link, short_title
 from devdigest.writers.extract import (
     best_sentences,
     first_sentence,
     has_disagreement,
     is_bare_approval,
     plain,
-    sections,
-    split_sentences,
+    sentences_of,
     summary_sentences,
     trim,
 )
@@ -178,14 +178,10 @@ def contention(ctx: Context, thread: Thread) -> str:
     return phrase(lang, "contention_none", mode=phrase(lang, mode))
 
 
-def _sentences_of(comment: CommentRecord) -> list[str]:
-    return [s for _, paras in sections(comment.body) for p in paras for s in split_sentences(p)]
-
-
 def _marked_sentence(comments: list[CommentRecord], test) -> tuple[str, str] | None:
     best: tuple[int, str, str] | None = None
     for comment in comments:
-        for sentence in _sentences_of(comment):
+        for sentence in sentences_of(comment.body):
             if test(sentence) and (best is None or len(sentence) > best[0]):
                 best = (len(sentence), comment.author, sentence)
     return (best[1], trim(best[2])) if best else None
@@ -197,7 +193,7 @@ def _open_question(thread: Thread, others: list[CommentRecord]) -> tuple[str, st
     for comment in reversed(others):
         if author_times and max(author_times) > comment.created_at:
             return None
-        questions = [s for s in _sentences_of(comment) if s.endswith("?") and len(s) > 15]
+        questions = [s for s in sentences_of(comment.body) if s.endswith("?") and len(s) > 15]
         if questions:
             return comment.author, trim(questions[-1])
     return None
@@ -295,30 +291,25 @@ def severity_names(lang: str, watch: WatchCandidate) -> list[str]:
 
 
 def _watch(ctx: Context, watch: WatchCandidate) -> WatchItem:
-    signals = severity_names(ctx.lang, watch) + list(watch.breadth)
-    if not watch.severity and not watch.breadth:
-        signals = [signal_name(ctx.lang, s) for s in watch.signals]
-    return WatchItem(item=item_link(watch.item), signals=signals, why=ctx.polish(why(ctx, watch)))
+    severity = severity_names(ctx.lang, watch)
+    text = ctx.polish(why(ctx, watch, severity))
+    return WatchItem(item=item_link(watch.item), signals=severity + watch.breadth, why=text)
 
 
-def why(ctx: Context, watch: WatchCandidate) -> str:
+def why(ctx: Context, watch: WatchCandidate, severity: list[str]) -> str:
+    """``severity``: :func:`severity_names` of ``watch``."""
     lang, item = ctx.lang, watch.item
     sep = phrase(lang, "signal_join")
     parts = []
-    severity = severity_names(lang, watch)
     if severity:
         parts.append(phrase(lang, "watch_signals", signals=sep.join(severity)))
     if watch.breadth:
         parts.append(phrase(lang, "watch_breadth", names=sep.join(watch.breadth)))
-    window = ctx.analysis.window
-    recent = [c for c in watch.comments if window.contains(c.created_at) and not c.is_bot]
-    comments = watch.window_comments or len(recent)
-    people = watch.participants or len({c.author for c in recent})
+    comments, people = watch.window_comments, watch.participants
     if comments:
         parts.append(phrase(lang, "watch_engagement", comments=comments, participants=people))
-    reactions = watch.reactions or item.reactions
-    if reactions:
-        parts.append(phrase(lang, "watch_reactions", reactions=reactions))
+    if watch.reactions:
+        parts.append(phrase(lang, "watch_reactions", reactions=watch.reactions))
     parts.append(phrase(lang, "watch_closed" if item.state == "closed" else "watch_open"))
     answered = any(
         is_maintainer(c.author_association) and c.author != item.author for c in watch.comments
