@@ -9,10 +9,18 @@ import tomllib
 from collections.abc import Mapping
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from devdigest.errors import ConfigError
 from devdigest.window import resolve_tz
@@ -54,6 +62,61 @@ class LLMSettings(_Strict):
         return bool(self.base_url and self.model)
 
 
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+TargetType = Literal[
+    "slack", "discord", "feishu", "dingtalk", "wecom", "telegram", "email", "webhook"
+]
+
+
+class NotifyTarget(_Strict):
+    """A named message destination. Secrets are never written here: only the names of the
+    environment variables that hold them (``*_env``)."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    type: TargetType
+    kinds: list[Literal["daily", "weekly", "monthly"]] = Field(default_factory=lambda: ["daily"])
+    langs: list[str] | None = None  # report languages it receives (None: every language)
+    url_env: str | None = None  # webhook URL (slack, discord, feishu, dingtalk, wecom, webhook)
+    secret_env: str | None = None  # signing secret (feishu, dingtalk, webhook)
+    token_env: str | None = None  # telegram bot token
+    chat_id: str | None = None  # telegram
+    api_url: str = "https://api.telegram.org"  # telegram Bot API server
+    smtp_host: str | None = None  # email
+    smtp_port: int = 587
+    smtp_user: str | None = None
+    password_env: str | None = None
+    starttls: bool = True
+    smtp_cafile: str | None = None  # CA bundle to verify the server (default: the system's)
+    sender: str | None = None
+    recipients: list[str] = Field(default_factory=list)
+
+    @field_validator("url_env", "secret_env", "token_env", "password_env")
+    @classmethod
+    def _env_name(cls, value: str | None) -> str | None:
+        if value is not None and not ENV_NAME_RE.match(value):
+            raise ValueError("must be the NAME of an environment variable, never the secret")
+        return value
+
+    @model_validator(mode="after")
+    def _complete(self) -> NotifyTarget:
+        missing = [key for key in _TARGET_NEEDS[self.type] if not getattr(self, key)]
+        if missing:
+            raise ValueError(f"a {self.type} target needs {', '.join(missing)}")
+        return self
+
+
+_TARGET_NEEDS: dict[str, tuple[str, ...]] = {
+    "slack": ("url_env",),
+    "discord": ("url_env",),
+    "feishu": ("url_env",),
+    "dingtalk": ("url_env",),
+    "wecom": ("url_env",),
+    "webhook": ("url_env", "secret_env"),
+    "telegram": ("token_env", "chat_id"),
+    "email": ("smtp_host", "sender", "recipients"),
+}
+
+
 class Project(_Strict):
     repo: str
     name: str | None = None
@@ -61,6 +124,7 @@ class Project(_Strict):
     focus: list[Rule] = Field(default_factory=list)
     categories: list[Rule] | None = None  # None: the built-in categories
     llm: LLMSettings | None = None
+    notify: list[str] = Field(default_factory=list)  # names of [[targets]] to message
 
     @field_validator("repo")
     @classmethod
@@ -96,6 +160,8 @@ class Config(_Strict):
     # lang_suffix is "" for site_lang and ".LANG" otherwise (2026-03-12.html, 2026-03-12.en.html).
     site_path_pattern: str = "{owner}/{repo}/{date}{lang_suffix}.html"
     site_lang: str = "zh"  # the site's main language: no path suffix, used for home/project pages
+    site_url: str | None = None  # where the site is published; makes message links absolute
+    targets: list[NotifyTarget] = Field(default_factory=list)  # notification destinations
     projects: list[Project] = Field(default_factory=list)
     categories: list[Rule] = Field(default_factory=list)
     llm: LLMSettings = Field(default_factory=LLMSettings)
@@ -111,6 +177,16 @@ class Config(_Strict):
                 f"bad repository {repo!r}: write it as OWNER/NAME, e.g. vllm-project/vllm"
             )
         return Project(repo=repo)
+
+    def target(self, name: str) -> NotifyTarget:
+        for target in self.targets:
+            if target.name == name:
+                return target
+        known = ", ".join(t.name for t in self.targets) or "none configured"
+        raise ConfigError(f"no notification target {name!r} ({known}): add a [[targets]] table")
+
+    def targets_for(self, project: Project) -> list[NotifyTarget]:
+        return [self.target(name) for name in project.notify]
 
     def categories_for(self, project: Project) -> list[Rule]:
         return project.categories if project.categories is not None else self.categories
@@ -211,4 +287,20 @@ def load_config(
         where = file or "settings"
         raise ConfigError(f"invalid configuration in {where}: {problems}") from exc
     config.github_api_url = config.github_api_url.rstrip("/")
+    _check_targets(config, file or "settings")
     return config
+
+
+def _check_targets(config: Config, where: object) -> None:
+    """Target names are unique and every project's ``notify`` names an existing target."""
+    names = [t.name for t in config.targets]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ConfigError(f"invalid configuration in {where}: duplicate target names {dupes}")
+    for project in config.projects:
+        unknown = sorted(set(project.notify) - set(names))
+        if unknown:
+            raise ConfigError(
+                f"invalid configuration in {where}: project {project.repo} notifies unknown "
+                f"targets {unknown}; define them as [[targets]] with these names"
+            )

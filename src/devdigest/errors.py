@@ -39,3 +39,7 @@ class LLMError(DevdigestError):
 
 class SiteError(DevdigestError):
     """The static site could not be built."""
+
+
+class NotifyError(DevdigestError):
+    """A notification could not be built or delivered."""

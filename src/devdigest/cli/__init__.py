@@ -44,9 +44,9 @@ def cli(ctx: click.Context, config_path: str | None, db: str | None, github_api_
 
 
 def _register() -> None:
-    from devdigest.cli import config_cmd, report, site, sync
+    from devdigest.cli import config_cmd, notify, report, site, sync
 
-    for module in (sync, report, site, config_cmd):
+    for module in (sync, report, site, config_cmd, notify):
         module.register(cli)
 
 

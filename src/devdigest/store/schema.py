@@ -151,6 +151,26 @@ llm_cache = sa.Table(
     sa.Column("created_at", UTCDateTime, nullable=False),
 )
 
+deliveries = sa.Table(  # one row per (project, kind, window, language, target): at most one send
+    "deliveries",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("repo_id", sa.Integer, sa.ForeignKey("repos.id"), nullable=False),
+    sa.Column("kind", sa.String(10), nullable=False),  # daily, weekly, monthly
+    sa.Column("window_start", UTCDateTime, nullable=False),
+    sa.Column("window_end", UTCDateTime, nullable=False),
+    sa.Column("lang", sa.String(8), nullable=False),
+    sa.Column("target", sa.String(100), nullable=False),
+    sa.Column("status", sa.String(10), nullable=False),  # sending, sent, failed
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("digest", sa.Text, nullable=False),  # the message content (Digest JSON), no secrets
+    sa.Column("error", sa.Text),  # the last failure, secrets redacted
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.UniqueConstraint(
+        "repo_id", "kind", "window_start", "window_end", "lang", "target", name="uq_deliveries"
+    ),
+)
+
 schema_migrations = sa.Table(
     "schema_migrations",
     metadata,
@@ -179,10 +199,15 @@ def _lookup_indexes(conn: Connection) -> None:
                 index.create(conn, checkfirst=True)
 
 
+def _deliveries(conn: Connection) -> None:
+    deliveries.create(conn, checkfirst=True)
+
+
 # Ordered, named steps; append new ones, never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_initial", _initial),
     ("0002_lookup_indexes", _lookup_indexes),
+    ("0006_deliveries", _deliveries),
 ]
 
 
