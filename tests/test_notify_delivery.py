@@ -18,8 +18,6 @@ from tests.notify_case import (
     InstantTransport,
     environment,
     make_config,
-    receivers,  # noqa: F401 (fixture)
-    store,  # noqa: F401 (fixture)
 )
 from tests.site_reports import make_report
 
