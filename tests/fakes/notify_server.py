@@ -209,7 +209,7 @@ def _discord(fake: FakeReceivers, r: Received) -> list[str]:
         p.append("allowed_mentions must disable every ping")
     embeds = body.get("embeds") or []
     if not 1 <= len(embeds) <= 10:
-        return p + ["1-10 embeds expected"]
+        return [*p, "1-10 embeds expected"]
     total = 0
     for e in embeds:
         parts = {
@@ -289,7 +289,7 @@ def _wecom(fake: FakeReceivers, r: Received) -> list[str]:
 class _TelegramHTML(HTMLParser):
     """Telegram's HTML mode: known tags only, balanced; collects the visible text."""
 
-    ALLOWED = {"b", "i", "a", "code", "pre", "u", "s"}
+    ALLOWED = frozenset({"b", "i", "a", "code", "pre", "u", "s"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
