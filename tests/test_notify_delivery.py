@@ -175,3 +175,13 @@ def test_a_claim_is_taken_once(store):
 def _dump(db: Path) -> str:
     with sqlite3.connect(db) as conn:
         return "\n".join(conn.iterdump())
+
+
+def test_a_delivery_failing_five_times_is_left_failed(receivers, store, tmp_path):
+    receivers.fail("slack", Fault(status=500, retry_after=None, times=99))
+    _deliver(receivers, store, tmp_path, [make_report()], InstantTransport(max_tries=1))
+    for _ in range(5):
+        _deliver(receivers, store, tmp_path, [], InstantTransport(max_tries=1))
+    assert len(receivers.received("slack")) == 5
+    (row,) = DeliveryLedger(store).rows(REPO, status="failed")
+    assert (row.key.target, row.attempts) == ("slack-team", 5) and "HTTP 500" in row.error

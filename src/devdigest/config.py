@@ -100,6 +100,8 @@ class NotifyTarget(_Strict):
     @model_validator(mode="after")
     def _complete(self) -> NotifyTarget:
         missing = [key for key in _TARGET_NEEDS[self.type] if not getattr(self, key)]
+        if self.type == "email" and self.smtp_user and not self.password_env:
+            missing.append("password_env (with smtp_user)")
         if missing:
             raise ValueError(f"a {self.type} target needs {', '.join(missing)}")
         return self

@@ -28,6 +28,7 @@ class Style:
     note: str = "{}"
     link: str = "{text}: {url}"
     bullet: str = "- "
+    escape_url: Callable[[str], str] = str  # URLs are already safe_url; HTML also wants &amp;
 
 
 MARKDOWN = Style(
@@ -45,7 +46,9 @@ def render_body(digest: Digest, style: Style, limit: int, measure: Measure = cha
         pieces.append(Piece("\n" + style.heading.format(esc(section.heading)), heading=True))
         pieces += [Piece(style.bullet + _item(ln.text, ln.url, style)) for ln in section.lines]
     link = safe_url(digest.link)
-    tail = "\n\n" + style.link.format(text=esc(digest.open_label), url=link) if link else ""
+    tail = ""
+    if link:
+        tail = "\n\n" + style.link.format(text=esc(digest.open_label), url=style.escape_url(link))
     fixed = "\n".join(head) + tail
     more = style.note.format(esc(digest.more))
     body = fit_lines(pieces, limit - measure(fixed) - 1, more, measure)
@@ -54,4 +57,6 @@ def render_body(digest: Digest, style: Style, limit: int, measure: Measure = cha
 
 def _item(text: str, url: str | None, style: Style) -> str:
     link = safe_url(url)
-    return style.link.format(text=style.escape(text), url=link) if link else style.escape(text)
+    if not link:
+        return style.escape(text)
+    return style.link.format(text=style.escape(text), url=style.escape_url(link))

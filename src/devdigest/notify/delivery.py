@@ -18,6 +18,8 @@ from devdigest.notify.transport import Transport
 from devdigest.store import Store
 from devdigest.store.deliveries import DeliveryKey, DeliveryLedger
 
+MAX_ATTEMPTS = 5  # a delivery that failed this often is left failed (and listed), not retried
+
 Sender = Callable[[NotifyTarget, Digest, SendContext], None]
 SENDERS: dict[str, Sender] = {
     "slack": slack.send,
@@ -84,7 +86,7 @@ def deliver_digests(
     try:
         for row in ledger.rows(repo, status="failed"):
             target = targets.get(row.key.target)
-            if target and ledger.reclaim_failed(row.key):
+            if target and row.attempts < MAX_ATTEMPTS and ledger.reclaim_failed(row.key):
                 digest = Digest.model_validate_json(row.digest)
                 results.append(_send(ledger, ctx, target, row.key, digest, row.attempts + 1))
         for digest in digests:

@@ -24,6 +24,7 @@ STYLE = Style(
     note="<i>{}</i>",
     link='<a href="{url}">{text}</a>',
     bullet="• ",
+    escape_url=escape_html,
 )
 
 
