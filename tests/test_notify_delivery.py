@@ -7,7 +7,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from devdigest.config import Config
+from devdigest.config import Config, NotifyTarget
 from devdigest.notify import deliver_pending
 from devdigest.notify.digest import digest_from_report
 from devdigest.store.deliveries import DeliveryKey, DeliveryLedger
@@ -185,3 +185,22 @@ def test_a_delivery_failing_five_times_is_left_failed(receivers, store, tmp_path
     assert len(receivers.received("slack")) == 5
     (row,) = DeliveryLedger(store).rows(REPO, status="failed")
     assert (row.key.target, row.attempts) == ("slack-team", 5) and "HTTP 500" in row.error
+
+
+def test_apprise_target_for_other_services(receivers, store, tmp_path):
+    config = make_config(receivers, tmp_path / "store.sqlite3")
+    config.targets = [NotifyTarget(name="other", type="apprise", url_env="APPRISE_URL")]
+    config.projects[0].notify = ["other"]
+    env = {"APPRISE_URL": receivers.url.replace("http://", "json://") + "/apprise/T0KEN-ap"}
+    report = make_report(lang="en")
+    report.summary[0].text = "Thanks @alice for the fix."
+    (result,) = deliver_pending(config, store, REPO, [report], now=NOW, env=env)
+    assert result.status == "sent", result.error
+    (got,) = receivers.received("apprise", ok=True)
+    assert got.body["title"] == "vLLM development report - 2026-03-12"
+    assert (
+        "New issues 3" in got.body["message"] and "Thanks alice for the fix." in got.body["message"]
+    )
+    receivers.fail("apprise", Fault(status=500, retry_after=None, times=9))
+    (again,) = deliver_pending(config, store, REPO, [make_report()], now=NOW, env=env)
+    assert again.status == "failed" and "T0KEN-ap" not in again.error

@@ -64,7 +64,7 @@ class LLMSettings(_Strict):
 
 ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 TargetType = Literal[
-    "slack", "discord", "feishu", "dingtalk", "wecom", "telegram", "email", "webhook"
+    "slack", "discord", "feishu", "dingtalk", "wecom", "telegram", "email", "webhook", "apprise"
 ]
 
 
@@ -114,6 +114,7 @@ _TARGET_NEEDS: dict[str, tuple[str, ...]] = {
     "dingtalk": ("url_env",),
     "wecom": ("url_env",),
     "webhook": ("url_env", "secret_env"),
+    "apprise": ("url_env",),
     "telegram": ("token_env", "chat_id"),
     "email": ("smtp_host", "sender", "recipients"),
 }

@@ -154,6 +154,7 @@ OK: dict[str, Any] = {
     "wecom": {"errcode": 0, "errmsg": "ok"},
     "telegram": {"ok": True, "result": {"message_id": 1}},
     "hook": {"received": True},
+    "apprise": {"received": True},
 }
 
 
@@ -338,6 +339,14 @@ def _hook(fake: FakeReceivers, r: Received) -> list[str]:
     return []
 
 
+def _apprise(fake: FakeReceivers, r: Received) -> list[str]:
+    """Apprise's ``json://`` service: ``{"version", "title", "message", "type"}``."""
+    body = r.body or {}
+    if not body.get("title") or not body.get("message") or body.get("version") != "1.0":
+        return ["not an Apprise JSON notification"]
+    return []
+
+
 CHECKS = {
     "slack": _slack,
     "discord": _discord,
@@ -346,6 +355,7 @@ CHECKS = {
     "wecom": _wecom,
     "telegram": _telegram,
     "hook": _hook,
+    "apprise": _apprise,
 }
 
 

@@ -11,7 +11,17 @@ from datetime import UTC, datetime
 from devdigest.config import Config, NotifyTarget
 from devdigest.errors import DevdigestError
 from devdigest.models import DailyReport
-from devdigest.notify import dingtalk, discord, feishu, slack, smtp, telegram, webhook, wecom
+from devdigest.notify import (
+    apprise_target,
+    dingtalk,
+    discord,
+    feishu,
+    slack,
+    smtp,
+    telegram,
+    webhook,
+    wecom,
+)
 from devdigest.notify.base import SendContext
 from devdigest.notify.digest import Digest, digest_from_report, probe_digest
 from devdigest.notify.transport import Transport
@@ -30,6 +40,7 @@ SENDERS: dict[str, Sender] = {
     "telegram": telegram.send,
     "email": smtp.send,
     "webhook": webhook.send,
+    "apprise": apprise_target.send,
 }
 
 

@@ -26,6 +26,7 @@ _TEXT = {
         "open": "查看完整报告",
         "summary": "摘要",
         "test_title": "devdigest 测试消息",
+        "test_heading": "测试",
         "test_body": "通知目标 {target} 配置正确。",
     },
     "en": {
@@ -34,6 +35,7 @@ _TEXT = {
         "open": "Read the full report",
         "summary": "Summary",
         "test_title": "devdigest test message",
+        "test_heading": "Test",
         "test_body": "Notification target {target} is set up correctly.",
     },
 }
@@ -138,6 +140,6 @@ def probe_digest(target: str, lang: str, now: datetime, config: Config) -> Diges
         title=text["test_title"],
         window=now.strftime("%Y-%m-%d %H:%M UTC"),
         counts=[],
-        sections=[Section(heading=text["test_title"], lines=[Line(text=body)])],
+        sections=[Section(heading=text["test_heading"], lines=[Line(text=body)])],
         link=config.site_url,
     )
