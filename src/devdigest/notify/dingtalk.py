@@ -1,10 +1,11 @@
 """DingTalk custom robot (webhook), markdown message, optional signature.
 
-Documented (open.dingtalk.com, "自定义机器人发送群消息" / "自定义机器人安全设置"): each robot
+Documented (open.dingtalk.com, "自定义机器人接入" and "自定义机器人安全设置"): each robot
 sends at most 20 messages a minute, past which it is throttled for 10 minutes; a signed request
 adds ``timestamp`` (ms) and ``sign`` = urlencode(base64(HmacSHA256(key=secret,
 msg=timestamp + "\\n" + secret))) to the query. A failure is HTTP 200 with ``errcode`` ≠ 0. No
-size limit for markdown text is documented; we keep it under 4000 UTF-8 bytes, as WeCom's.
+size limit for markdown text is documented; we keep it under 4000 UTF-8 bytes, just under
+WeCom's documented 4096.
 """
 
 from __future__ import annotations
