@@ -17,7 +17,7 @@ import httpx
 from devdigest.config import NotifyTarget
 from devdigest.notify.base import SendContext
 from devdigest.notify.digest import Digest
-from devdigest.notify.text import Piece, clip, fit_lines, safe_url
+from devdigest.notify.text import Piece, clip, escape_line_starts, fit_lines, safe_url
 
 TITLE_CHARS = 256
 DESCRIPTION_CHARS = 4096
@@ -28,12 +28,13 @@ FOOTER_CHARS = 2048
 EMBED_CHARS = 6000
 INTERVAL = 2.0  # seconds between two messages to one webhook (about 30 a minute)
 
-_SPECIAL = re.compile(r"([\\`*_~|>\[\]()#\-<:])")
+_SPECIAL = re.compile(r"([\\`*_~|\[\]()<>])")
 
 
 def escape(text: str) -> str:
-    """Discord markdown: a backslash before each control character."""
-    return _SPECIAL.sub(r"\\\1", text)
+    """Discord markdown: a backslash before each inline control character (``<`` included, so
+    no ``<@id>``, ``<#channel>`` or ``<t:…>`` tag forms) and before line-opening marks."""
+    return escape_line_starts(_SPECIAL.sub(r"\\\1", text))
 
 
 def _line(text: str, url: str | None) -> str:

@@ -90,6 +90,11 @@ def escape_markdown(text: str) -> str:
     ``#``, ``+``, ``-``, ``>`` or ``1.``; ``<`` and ``&`` as entities (so no HTML tag, ``<at>``
     mention or ``<font>`` passes through)."""
     text = _MD_INLINE.sub(r"\\\1", text.replace("&", "&amp;").replace("<", "&lt;"))
+    return escape_line_starts(text)
+
+
+def escape_line_starts(text: str) -> str:
+    """A backslash before a line-opening heading, list or quote mark."""
     return _MD_LINE_START.sub(_escape_line_start, text)
 
 
