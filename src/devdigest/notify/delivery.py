@@ -68,8 +68,11 @@ def deliver_pending(
 ) -> list[DeliveryResult]:
     """Deliver the new ``reports`` of ``repo`` to its targets and retry its failed deliveries.
 
-    A delivery already recorded (sent, failed or in flight) is never claimed again as new;
-    the whole call raises nothing for a target's failure, which is in its result instead.
+    Call it on every run, with no reports too, so failed deliveries are retried. A delivery
+    already recorded (sent, failed or in flight) is never claimed again as new; a target's
+    failure is in its result, never raised. ``now`` is the time signatures carry (default: the
+    clock); one ``transport`` shared across projects paces messages to a shared target; secrets
+    are read from ``env`` (default: the process environment).
     """
     digests = [digest_from_report(report, config) for report in reports]
     return deliver_digests(config, store, repo, digests, now=now, transport=transport, env=env)
@@ -148,6 +151,8 @@ def send_one(ctx: SendContext, target: NotifyTarget, digest: Digest) -> str | No
         return ctx.redact(str(exc))
     except ValueError as exc:  # a non-JSON answer where the platform promises JSON
         return ctx.redact(f"{target.name}: unreadable answer ({exc.__class__.__name__})")
+    except Exception as exc:  # noqa: BLE001 (recorded: one target must not stop the others)
+        return ctx.redact(f"{target.name}: unexpected {exc.__class__.__name__}: {exc}")
     return None
 
 
