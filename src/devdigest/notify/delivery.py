@@ -151,7 +151,7 @@ def send_one(ctx: SendContext, target: NotifyTarget, digest: Digest) -> str | No
         return ctx.redact(str(exc))
     except ValueError as exc:  # a non-JSON answer where the platform promises JSON
         return ctx.redact(f"{target.name}: unreadable answer ({exc.__class__.__name__})")
-    except Exception as exc:  # noqa: BLE001 (recorded: one target must not stop the others)
+    except Exception as exc:  # recorded as its failure: one target must not stop the others
         return ctx.redact(f"{target.name}: unexpected {exc.__class__.__name__}: {exc}")
     return None
 
