@@ -204,3 +204,12 @@ def test_apprise_target_for_other_services(receivers, store, tmp_path):
     receivers.fail("apprise", Fault(status=500, retry_after=None, times=9))
     (again,) = deliver_pending(config, store, REPO, [make_report()], now=NOW, env=env)
     assert again.status == "failed" and "T0KEN-ap" not in again.error
+
+
+def test_an_unreadable_answer_is_a_failure_for_the_next_run(receivers, store, tmp_path):
+    receivers.fail("telegram", Fault(status=200, retry_after=None, body="<html>proxy</html>"))
+    results = {r.target: r for r in _deliver(receivers, store, tmp_path, [make_report()])}
+    assert results["telegram-team"].status == "failed"
+    assert results["telegram-team"].error == "telegram-team: unreadable answer (JSONDecodeError)"
+    (retried,) = _deliver(receivers, store, tmp_path, [])
+    assert (retried.target, retried.status) == ("telegram-team", "sent")
