@@ -7,9 +7,13 @@ import json
 import sqlite3
 from pathlib import Path
 
+import sqlalchemy as sa
+
 from devdigest.config import Config, NotifyTarget
 from devdigest.notify import deliver_pending
 from devdigest.notify.digest import digest_from_report
+from devdigest.store import open_store
+from devdigest.store import schema as t
 from devdigest.store.deliveries import DeliveryKey, DeliveryLedger
 from tests.fakes.notify_server import FakeReceivers, Fault
 from tests.notify_case import (
@@ -213,3 +217,22 @@ def test_an_unreadable_answer_is_a_failure_for_the_next_run(receivers, store, tm
     assert results["telegram-team"].error == "telegram-team: unreadable answer (JSONDecodeError)"
     (retried,) = _deliver(receivers, store, tmp_path, [])
     assert (retried.target, retried.status) == ("telegram-team", "sent")
+
+
+def test_an_existing_store_gains_the_ledger_in_place(tmp_path):
+    db = tmp_path / "old.sqlite3"
+    engine = sa.create_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:  # a store as the first two migrations left it
+        t.metadata.create_all(
+            conn, tables=[x for x in t.metadata.sorted_tables if x.name != "deliveries"]
+        )
+        for name in ("0001_initial", "0002_lookup_indexes"):
+            conn.execute(t.schema_migrations.insert().values(name=name, applied_at=NOW))
+        conn.execute(t.repos.insert().values(full_name=REPO, created_at=NOW))
+    engine.dispose()
+    with open_store(str(db)) as upgraded:
+        assert DeliveryLedger(upgraded).rows(REPO) == []
+        with upgraded.engine.connect() as conn:
+            names = [r[0] for r in conn.exec_driver_sql("SELECT name FROM schema_migrations")]
+            repos = [r[0] for r in conn.exec_driver_sql("SELECT full_name FROM repos")]
+    assert names[-1] == "0006_deliveries" and repos == [REPO]
