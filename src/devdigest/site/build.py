@@ -65,6 +65,7 @@ class BuildReport:
     reused: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # repositories with invalid names
     seconds: float = 0.0
 
     @property
@@ -72,10 +73,14 @@ class BuildReport:
         return len(self.written) + len(self.reused)
 
     def summary(self) -> str:
-        return (
+        text = (
             f"{self.out}: {self.pages} files ({len(self.written)} written, "
             f"{len(self.reused)} unchanged, {len(self.removed)} removed) in {self.seconds:.2f} s"
         )
+        if self.skipped:
+            names = ", ".join(repr(name) for name in self.skipped)
+            text += f"; skipped the reports of invalid repository names: {names}"
+        return text
 
 
 def code_fingerprint() -> str:
@@ -118,7 +123,7 @@ def build_from_reports(
     out = Path(out).expanduser().absolute()
     layout = collect_layout(heads, config)
     pages = list(_pages(layout, fmt, base_url))
-    report = BuildReport(out=out, format=fmt)
+    report = BuildReport(out=out, format=fmt, skipped=layout.skipped)
     _recover(out)
     old = _read_manifest(out, fmt)
     staging = _stage(out)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-from devdigest.config import Config
+from devdigest.config import REPO_RE, Config
 from devdigest.errors import ConfigError
 from devdigest.models import Counts, DailyReport, Provenance, Statement, Topic, WindowInfo
 
@@ -102,6 +102,7 @@ class SiteLayout:
     projects: list[Project]
     pattern: str
     lang: str
+    skipped: list[str] = field(default_factory=list)  # stored repos whose names are not valid
 
     def day_path(self, report: ReportHead, ext: str = ".html") -> str:
         owner, name = report.repo.lower().split("/", 1)
@@ -151,7 +152,10 @@ def collect_layout(reports: list[ReportHead], config: Config) -> SiteLayout:
     for configured in config.projects:
         projects[configured.repo.lower()] = Project(configured.repo, configured.display_name)
     latest: dict[tuple[str, str, str], ReportHead] = {}
+    skipped = sorted({r.repo for r in reports if not REPO_RE.fullmatch(r.repo)})
     for report in reports:
+        if report.repo in skipped:
+            continue  # a name like ../.. must never become a path
         key = (report.repo.lower(), report.date, report.lang)
         current = latest.get(key)
         if current is None or report.window.end >= current.window.end:
@@ -161,4 +165,4 @@ def collect_layout(reports: list[ReportHead], config: Config) -> SiteLayout:
             projects[repo] = Project(report.repo, report.project or report.repo)
         projects[repo].days.setdefault(date, {})[lang] = report
     ordered = sorted(projects.values(), key=lambda p: (p.name.lower(), p.key))
-    return SiteLayout(ordered, check_pattern(config.site_path_pattern), config.site_lang)
+    return SiteLayout(ordered, check_pattern(config.site_path_pattern), config.site_lang, skipped)
