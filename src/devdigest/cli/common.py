@@ -15,10 +15,17 @@ def window_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """``--date/--since/--until/--last/--tz``: the window of a command."""
     options = [
         click.option("--date", "on_date", metavar="YYYY-MM-DD", help="A calendar day in --tz."),
-        click.option("--since", metavar="ISO", help="Window start (ISO 8601)."),
+        click.option(
+            "--since", metavar="ISO", help="Window start (ISO 8601; without an offset: in --tz)."
+        ),
         click.option("--until", metavar="ISO", help="Window end, exclusive (default: now)."),
         click.option("--last", metavar="DURATION", help="Window ending now, e.g. 24h (default)."),
-        click.option("--tz", metavar="ZONE", help="IANA time zone for display and --date."),
+        click.option(
+            "--tz",
+            metavar="ZONE",
+            help="Time zone of --date, of times without an offset and of the labels: an IANA "
+            "name (Asia/Shanghai) or a fixed offset (UTC+8) [default: the project's, else UTC].",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -41,4 +48,10 @@ def window_from_options(
         since=since,
         until=until,
         last=last,
+        note=echo_note,
     )
+
+
+def echo_note(message: str) -> None:
+    """One ``note:`` line on stderr."""
+    click.echo(f"note: {message}", err=True)

@@ -13,13 +13,13 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from devdigest.cli import AppContext
-from devdigest.cli.common import window_from_options, window_options
+from devdigest.cli.common import echo_note, window_from_options, window_options
 from devdigest.config import Config
 from devdigest.errors import ConfigError
 from devdigest.github import sync as gh
 from devdigest.models import COUNT_KEYS, SyncStats
 from devdigest.store import open_store
-from devdigest.window import Window, parse_instant
+from devdigest.window import Window, parse_instant, resolve_tz
 
 LABELS = {
     "new_issues": "new issues",
@@ -94,7 +94,11 @@ def anonymous_note(config: Config) -> None:
 
 @click.command("sync")
 @click.argument("repo")
-@click.option("--since", metavar="ISO", help="Fetch changes since this time (ISO 8601).")
+@click.option(
+    "--since",
+    metavar="ISO",
+    help="Fetch changes since this time (ISO 8601; without an offset: in the project's zone).",
+)
 @click.option("--days", type=click.IntRange(min=1), help="Fetch changes of the last N days.")
 @click.option("--no-wait", is_flag=True, help="Stop instead of waiting for a rate limit reset.")
 @graphql_option
@@ -109,10 +113,11 @@ def sync_command(
 ) -> None:
     """Mirror REPO (OWNER/NAME) incrementally: default since the last sync, or 2 days."""
     config = with_graphql(app.config, graphql)
-    config.project(repo)  # validates OWNER/NAME
+    project = config.project(repo)  # validates OWNER/NAME
     if since and days:
         raise ConfigError("choose one of --since and --days")
-    start = parse_instant(since) if since else None
+    zone = resolve_tz(project.tz)
+    start = parse_instant(since, zone, option="--since", note=echo_note) if since else None
     if days:
         start = gh.current_time() - timedelta(days=days)
     anonymous_note(config)
