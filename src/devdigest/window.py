@@ -57,10 +57,11 @@ def parse_instant(
     if value.tzinfo is None:
         value = value.replace(tzinfo=tz)
         if note is not None:
+            label = utc_offset_label(value, tz)
+            zone = label if str(tz) == label else f"{tz} ({label})"
             note(
-                f"{option} {text.strip()} has no UTC offset: read in {tz} "
-                f"({utc_offset_label(value, tz)}); write {value.isoformat()} or add Z for UTC "
-                "to be explicit"
+                f"{option} {text.strip()} has no UTC offset: read in {zone}; "
+                f"write {value.isoformat()} or add Z for UTC to be explicit"
             )
     return value.astimezone(UTC)
 
@@ -174,7 +175,12 @@ def build_window(
             raise ConfigError(f"bad --date {on_date!r}: use YYYY-MM-DD") from exc
         return day_window(day, tz)
     if since:
-        end = parse_instant(until, zone, option="--until", note=note) if until else now
-        return Window(parse_instant(since, zone, option="--since", note=note), end, tz)
+        notes: list[str] = []  # said only once the window is known to be valid
+        start = parse_instant(since, zone, option="--since", note=notes.append)
+        end = parse_instant(until, zone, option="--until", note=notes.append) if until else now
+        window = Window(start, end, tz)
+        for message in notes if note else []:
+            note(message)
+        return window
     length = parse_duration(last or "24h")
     return Window(now - length, now, tz)
