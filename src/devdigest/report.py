@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -26,7 +26,7 @@ from devdigest.models import DailyReport, SyncStats
 from devdigest.render.markdown import render_json, render_markdown
 from devdigest.sample.model import Dataset
 from devdigest.store import Store
-from devdigest.window import Window
+from devdigest.window import Window, format_local
 from devdigest.writers import check_writer, write_report
 
 LANGS = ("zh", "en")
@@ -41,6 +41,7 @@ class ReportRun:
     reports: list[DailyReport]
     analysis: WindowAnalysis
     sync: SyncStats | None = None
+    notes: list[str] = field(default_factory=list)  # for stderr, e.g. a partly covered window
 
 
 def languages(choice: str) -> list[str]:
@@ -63,14 +64,53 @@ def sync_for(
 ) -> SyncStats | None:
     """Bring the store up to date for ``window`` (nothing with ``no_sync``)."""
     if no_sync:
-        if store.repo_id(repo, create=False) < 0:
-            raise ConfigError(
-                f"no stored data for {repo}: run `devdigest sync {repo}` or drop --no-sync"
-            )
         return None
     from devdigest.github.sync import ensure_synced
 
     return ensure_synced(config, store, repo, window.start, no_sync=False, progress=progress)
+
+
+def stored_range(store: Store, repo: str) -> tuple[datetime, datetime] | None:
+    """``[from, to]``: the span in which the store holds every change of ``repo``, or ``None``
+    when no sync of every listing has completed. ``to`` is the server time the oldest listing
+    watermark was taken at (the watermark plus its safety margin)."""
+    from devdigest.github.sync import LISTINGS, MARGIN, covered_from
+
+    start = covered_from(store, repo)
+    if start is None:
+        return None
+    repo_id = store.repo_id(repo, create=False)
+    marks = [store.watermark(repo_id, name) for name in LISTINGS]
+    return None if None in marks else (start, min(marks) + MARGIN)
+
+
+def check_coverage(store: Store, repo: str, window: Window) -> str | None:
+    """For ``--no-sync``: refuse a window the store cannot count (never synced, or starting
+    before the stored history); return a note when it ends after the last sync."""
+    if store.repo_id(repo, create=False) < 0:
+        raise ConfigError(
+            f"no stored data for {repo}: run `devdigest sync {repo}` or drop --no-sync"
+        )
+    span = stored_range(store, repo)
+    if span is None:
+        raise ConfigError(
+            f"the store holds no complete sync of {repo} (never run or interrupted): run "
+            f"`devdigest sync {repo}` or drop --no-sync"
+        )
+    zone = window.zone
+    first, last = (format_local(moment, zone) for moment in span)
+    held = f"the store holds {repo} from {first} to {last}"
+    if window.start < span[0]:
+        raise ConfigError(
+            f"{held}, but the window starts at {format_local(window.start, zone)}: drop --no-sync "
+            "to fetch the missing days, or choose a window inside that range"
+        )
+    if window.end > span[1]:
+        return (
+            f"{held}, but the window ends at {format_local(window.end, zone)}: later changes are "
+            "not counted (drop --no-sync to fetch them)"
+        )
+    return None
 
 
 def generate_reports(
@@ -88,6 +128,7 @@ def generate_reports(
     """Sync (unless ``no_sync``), analyse once, write one report per language, store them."""
     check_writer(config, config.project(repo), writer)  # fail before any sync or analysis
     timings: dict[str, float] = {}
+    note = check_coverage(store, repo, window) if no_sync else None
     started = time.perf_counter()
     stats = sync_for(config, store, repo, window, no_sync=no_sync, progress=progress)
     timings["sync"] = time.perf_counter() - started
@@ -106,7 +147,7 @@ def generate_reports(
         report.provenance.timings = {stage: round(s, 4) for stage, s in spent.items()}
         store.save_report(report)
         reports.append(report)
-    return ReportRun(reports=reports, analysis=analysis, sync=stats)
+    return ReportRun(reports, analysis, stats, [note] if note else [])
 
 
 def report_path(out: str | Path, report: DailyReport, suffix: str) -> Path:
@@ -145,10 +186,17 @@ def upsert_sample(store: Store, dataset: Dataset, at: datetime | None = None) ->
         for rc in dataset.review_comments
     ]
     comments += [normalize_review(dataset.review_json(r), r.number) for r in dataset.reviews]
+    from devdigest.github.sync import LISTINGS, MARGIN
+
     with store.transaction() as conn:
         repo_id = store.repo_id(dataset.repo, conn)
         store.upsert_items(conn, repo_id, items)
         store.upsert_comments(conn, repo_id, [c for c in comments if c.created_at <= at])
+        # the store now holds the whole dataset up to ``at``, as a sync since its oldest item would
+        oldest = min([dataset.start] + [item.created_at for item in items])
+        for listing in LISTINGS:
+            store.set_watermark(conn, repo_id, listing, at - MARGIN)
+            store.set_watermark(conn, repo_id, f"{listing}:from", oldest)
     store.record_sync_run(repo_id, SyncStats(started_at=at, finished_at=at), "sample")
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from devdigest.cli.common import window_from_options, window_options
+from devdigest.cli.common import echo_note, window_from_options, window_options
 from devdigest.cli.sync import (
     anonymous_note,
     echo_notes,
@@ -76,6 +76,8 @@ def report_cmd(
                 no_sync=no_sync,
                 progress=progress,
             )
+        for note in run.notes:
+            echo_note(note)
         if run.sync is not None:
             anonymous_note(config)
             echo_notes(run.sync)

@@ -18,6 +18,7 @@ from devdigest.config import Config
 from devdigest.errors import ConfigError
 from devdigest.github import sync as gh
 from devdigest.models import COUNT_KEYS, SyncStats
+from devdigest.report import check_coverage
 from devdigest.store import open_store
 from devdigest.window import Window, parse_instant, resolve_tz
 
@@ -168,6 +169,8 @@ def stats_command(
             if stats is not None:
                 echo_notes(stats)
                 click.echo(summary_line(repo, stats), err=True)
+        elif note := check_coverage(store, repo, window):
+            echo_note(note)
         numbers = store.window_numbers(repo, window.start, window.end)
     click.echo(render_stats(repo, window, numbers, as_json))
 
