@@ -14,7 +14,7 @@ from pathlib import Path
 
 from devdigest.analysis import compute_window_analysis
 from devdigest.analysis.types import WindowAnalysis
-from devdigest.config import Config
+from devdigest.config import Config, validate_repo
 from devdigest.errors import ConfigError
 from devdigest.github.normalize import (
     normalize_issue_comment,
@@ -150,17 +150,22 @@ def generate_reports(
     return ReportRun(reports, analysis, stats, [note] if note else [])
 
 
-def report_path(out: str | Path, report: DailyReport, suffix: str) -> Path:
-    """``OUT/OWNER/REPO/<date>.<lang>.<suffix>``."""
-    owner, name = report.repo.split("/", 1)
-    return Path(out) / owner / name / f"{report.date}.{report.lang}.{suffix}"
+def report_path(
+    out: str | Path, report: DailyReport, suffix: str, day_tz: str | None = None
+) -> Path:
+    """``OUT/OWNER/REPO/<stem>.<lang>.<suffix>``: the stem is the date when the window is the
+    calendar day in ``day_tz`` (the project's zone), else the window (``Window.file_stem``)."""
+    owner, name = validate_repo(report.repo).split("/", 1)
+    info = report.window
+    stem = Window(info.start, info.end, info.tz).file_stem(day_tz)
+    return Path(out) / owner / name / f"{stem}.{report.lang}.{suffix}"
 
 
-def write_files(report: DailyReport, out: str | Path) -> list[Path]:
+def write_files(report: DailyReport, out: str | Path, day_tz: str | None = None) -> list[Path]:
     """The Markdown and JSON files of ``report`` under ``out``; returns their paths."""
     paths = []
     for suffix, text in (("md", render_markdown(report)), ("json", render_json(report))):
-        path = report_path(out, report, suffix)
+        path = report_path(out, report, suffix, day_tz)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(path.suffix + ".tmp")
         tmp.write_text(text, encoding="utf-8")

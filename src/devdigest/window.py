@@ -122,12 +122,39 @@ class Window:
     def duration(self) -> timedelta:
         return self.end - self.start
 
+    def is_calendar_day(self, tz: str | None = None) -> bool:
+        """Whether this is exactly one calendar day in ``tz`` (default: the window's zone)."""
+        tz = tz or self.tz
+        day = day_window(self.start.astimezone(resolve_tz(tz)).date(), tz)
+        return (self.start, self.end) == (day.start, day.end)
+
+    @property
+    def slug(self) -> str:
+        """``2026-03-12T1124+0800_24h``: the local start with its UTC offset, and the length."""
+        local = self.start.astimezone(self.zone)
+        clock = local.strftime("%H%M%S" if local.second else "%H%M")
+        return f"{local:%Y-%m-%d}T{clock}{local:%z}_{duration_label(self.duration)}"
+
+    def file_stem(self, day_tz: str | None = None) -> str:
+        """The date for the calendar day in ``day_tz`` (a project's daily window), else ``slug``:
+        two different windows never share a name."""
+        return self.local_date.isoformat() if self.is_calendar_day(day_tz) else self.slug
+
     def previous(self, days: int = 1) -> Window:
         """The window of the same length ending where this one starts (shifted by whole days)."""
         return Window(self.start - timedelta(days=days), self.end - timedelta(days=days), self.tz)
 
     def to_json(self) -> dict[str, str]:
         return {"start": iso_z(self.start), "end": iso_z(self.end), "tz": self.tz}
+
+
+def duration_label(length: timedelta) -> str:
+    """``24h``, ``90m`` or ``5415s``: the shortest exact form."""
+    seconds = int(length.total_seconds())
+    for unit, size in (("h", 3600), ("m", 60)):
+        if seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
 
 
 def iso_z(moment: datetime) -> str:

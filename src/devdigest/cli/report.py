@@ -83,7 +83,7 @@ def report_cmd(
             echo_notes(run.sync)
             click.echo(summary_line(project.repo, run.sync), err=True)
         for report in run.reports:
-            for path in write_files(report, out or config.out):
+            for path in write_files(report, out or config.out, project.tz):
                 click.echo(str(path))
 
 
