@@ -166,10 +166,16 @@ def write_files(report: DailyReport, out: str | Path, day_tz: str | None = None)
     paths = []
     for suffix, text in (("md", render_markdown(report)), ("json", render_json(report))):
         path = report_path(out, report, suffix, day_tz)
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(path)
+        except OSError as exc:
+            reason = exc.strerror or exc.__class__.__name__
+            raise ConfigError(
+                f"cannot write {path}: {reason}; choose a writable folder with --out"
+            ) from exc
         paths.append(path)
     return paths
 

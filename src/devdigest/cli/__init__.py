@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import click
+import sqlalchemy.exc
 
 from devdigest import __version__
 from devdigest.config import Config, load_config
@@ -52,8 +53,8 @@ def _register() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs a command, turning known errors into one line on stderr."""
-    _register()
     try:
+        _register()
         cli.main(args=argv, prog_name="devdigest", standalone_mode=False)
     except DevdigestError as exc:
         click.echo(f"error: {exc}", err=True)
@@ -61,6 +62,18 @@ def main(argv: list[str] | None = None) -> int:
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("interrupted: everything already fetched is kept; rerun to continue", err=True)
         return 130
+    except sqlalchemy.exc.SQLAlchemyError as exc:  # e.g. a damaged file found mid-query
+        reason = str(exc.orig if getattr(exc, "orig", None) else exc).splitlines()[0]
+        click.echo(
+            f"error: the database failed ({exc.__class__.__name__}: {reason}): check --db / "
+            "DEVDIGEST_DB, or restore the file from a backup if it is damaged",
+            err=True,
+        )
+        return 1
+    except click.UsageError as exc:
+        where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx else ""
+        click.echo(f"error: {exc.format_message()}{where}", err=True)
+        return exc.exit_code
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code

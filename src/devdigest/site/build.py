@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import markdown_it
+from pydantic import ValidationError
 
 from devdigest import __version__
 from devdigest.config import Config
@@ -68,6 +69,7 @@ class BuildReport:
     removed: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # repositories with invalid names
+    unreadable: int = 0  # stored reports whose JSON does not parse
     seconds: float = 0.0
 
     @property
@@ -82,6 +84,11 @@ class BuildReport:
         if self.skipped:
             names = ", ".join(repr(name) for name in self.skipped)
             text += f"; skipped the reports of invalid repository names: {names}"
+        if self.unreadable:
+            text += (
+                f"; skipped {self.unreadable} unreadable stored report(s) (damaged JSON): "
+                "write them again with `devdigest report`"
+            )
         return text
 
 
@@ -105,8 +112,16 @@ def build_site(
     on_page: Callable[[str], None] | None = None,
 ) -> BuildReport:
     """Publish every report of ``store`` into ``out`` (default ``config.site_out``)."""
-    heads = [ReportHead.from_json(raw) for raw in store.report_json()]
-    return build_from_reports(heads, config, out or config.site_out, fmt, base_url, on_page)
+    heads = []
+    unreadable = 0
+    for raw in store.report_json():
+        try:
+            heads.append(ReportHead.from_json(raw))
+        except ValidationError:  # a damaged row must not take the whole site down
+            unreadable += 1
+    report = build_from_reports(heads, config, out or config.site_out, fmt, base_url, on_page)
+    report.unreadable = unreadable
+    return report
 
 
 def build_from_reports(
