@@ -134,8 +134,12 @@ class Config(_Strict):
         return self.llm.model_copy(update=project.llm.model_dump(exclude_unset=True))
 
     def redacted(self) -> dict[str, Any]:
-        """The effective configuration with secrets replaced, for ``config show``."""
-        return self.model_dump(mode="json")  # SecretStr dumps as "**********"
+        """The effective configuration with secrets replaced, for ``config show``, and the
+        built-in presets that apply to repositories not in ``projects``."""
+        shown = self.model_dump(mode="json")  # SecretStr dumps as "**********"
+        mine = {project.repo.lower() for project in self.projects}
+        presets = [p for p in _presets() if p.repo.lower() not in mine]
+        return shown | {"presets": [p.model_dump(mode="json") for p in presets]}
 
 
 def default_db_path() -> Path:

@@ -60,14 +60,16 @@ def sync_for(
     window: Window,
     *,
     no_sync: bool,
+    wait: bool = True,
     progress: Progress | None = None,
 ) -> SyncStats | None:
-    """Bring the store up to date for ``window`` (nothing with ``no_sync``)."""
+    """Bring the store up to date for ``window`` (nothing with ``no_sync``); ``wait=False``
+    stops at an exhausted rate limit instead of waiting for its reset."""
     if no_sync:
         return None
     from devdigest.github.sync import ensure_synced
 
-    return ensure_synced(config, store, repo, window.start, no_sync=False, progress=progress)
+    return ensure_synced(config, store, repo, window.start, wait=wait, progress=progress)
 
 
 def stored_range(store: Store, repo: str) -> tuple[datetime, datetime] | None:
@@ -122,6 +124,7 @@ def generate_reports(
     *,
     writer: str = "auto",
     no_sync: bool = False,
+    wait: bool = True,
     now: datetime | None = None,
     progress: Progress | None = None,
 ) -> ReportRun:
@@ -130,7 +133,7 @@ def generate_reports(
     timings: dict[str, float] = {}
     note = check_coverage(store, repo, window) if no_sync else None
     started = time.perf_counter()
-    stats = sync_for(config, store, repo, window, no_sync=no_sync, progress=progress)
+    stats = sync_for(config, store, repo, window, no_sync=no_sync, wait=wait, progress=progress)
     timings["sync"] = time.perf_counter() - started
     clock = now or datetime.now(UTC)
     started = time.perf_counter()

@@ -32,6 +32,15 @@ def window_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
+def default_note(setting: str, env: str | None = None) -> str:
+    """``[default: reports; setting out, env DEVDIGEST_OUT]``: the built-in value, and where to
+    change it."""
+    from devdigest.config import Config
+
+    where = f"setting {setting}" + (f", env {env}" if env else "")
+    return f"[default: {Config.model_fields[setting].default}; {where}]"
+
+
 def window_from_options(
     default_tz: str,
     on_date: str | None,

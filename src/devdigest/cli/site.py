@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from devdigest.cli.common import default_note
 from devdigest.errors import SiteError
 from devdigest.site.build import FORMATS, build_site
 from devdigest.store import open_store
@@ -17,7 +18,7 @@ def site_group() -> None:
 
 
 @site_group.command("build")
-@click.option("--out", metavar="DIR", help="Output folder [default: site_out, e.g. site/].")
+@click.option("--out", metavar="DIR", help=f"Output folder {default_note('site_out')}.")
 @click.option(
     "--format",
     "fmt",
@@ -37,7 +38,7 @@ def build_cmd(app, out: str | None, fmt: str, base_url: str | None) -> None:
 
 
 @site_group.command("serve")
-@click.option("--out", metavar="DIR", help="Folder to build into [default: site_out].")
+@click.option("--out", metavar="DIR", help=f"Folder to build into {default_note('site_out')}.")
 @click.option(
     "--port",
     type=click.IntRange(0, 65535),

@@ -76,6 +76,13 @@ def graphql_option(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
+def no_wait_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--no-wait``: stop with a resumable error instead of waiting for a rate limit reset."""
+    return click.option(
+        "--no-wait", is_flag=True, help="Stop instead of waiting for a rate limit reset."
+    )(command)
+
+
 def with_graphql(config: Config, graphql: bool | None) -> Config:
     """``config`` with the ``--graphql/--no-graphql`` flag applied, when given."""
     if graphql is None:
@@ -87,21 +94,22 @@ def anonymous_note(config: Config) -> None:
     """Say once, on stderr, that an unauthenticated run is limited to 60 requests an hour."""
     if config.github_token is None:
         click.echo(
-            "note: no GITHUB_TOKEN set: working within GitHub's anonymous limit of 60 "
-            "requests/hour (waiting for resets when it runs low); set GITHUB_TOKEN for 5000/hour",
+            "note: no DEVDIGEST_GITHUB_TOKEN set: working within GitHub's anonymous limit of 60 "
+            "requests/hour (waiting for resets when it runs low); set DEVDIGEST_GITHUB_TOKEN for "
+            "5000/hour",
             err=True,
         )
 
 
 @click.command("sync")
-@click.argument("repo")
+@click.argument("repo", metavar="OWNER/REPO")
 @click.option(
     "--since",
     metavar="ISO",
     help="Fetch changes since this time (ISO 8601; without an offset: in the project's zone).",
 )
 @click.option("--days", type=click.IntRange(min=1), help="Fetch changes of the last N days.")
-@click.option("--no-wait", is_flag=True, help="Stop instead of waiting for a rate limit reset.")
+@no_wait_option
 @graphql_option
 @click.pass_obj
 def sync_command(
@@ -112,7 +120,7 @@ def sync_command(
     no_wait: bool,
     graphql: bool | None,
 ) -> None:
-    """Mirror REPO (OWNER/NAME) incrementally: default since the last sync, or 2 days."""
+    """Mirror OWNER/REPO incrementally: default since the last sync, or 2 days."""
     config = with_graphql(app.config, graphql)
     project = config.project(repo)  # validates OWNER/NAME
     if since and days:
@@ -135,11 +143,11 @@ def sync_command(
 
 
 @click.command("stats")
-@click.argument("repo")
+@click.argument("repo", metavar="OWNER/REPO")
 @window_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--no-sync", is_flag=True, help="Use the store as it is, without syncing.")
-@click.option("--no-wait", is_flag=True, help="Stop instead of waiting for a rate limit reset.")
+@no_wait_option
 @graphql_option
 @click.pass_obj
 def stats_command(
@@ -155,7 +163,7 @@ def stats_command(
     no_wait: bool,
     graphql: bool | None,
 ) -> None:
-    """The five counts of a window of REPO (OWNER/NAME), syncing what it needs first."""
+    """The five counts of a window of OWNER/REPO, syncing what it needs first."""
     config = with_graphql(app.config, graphql)
     project = config.project(repo)
     window = window_from_options(project.tz, on_date, since, until, last, tz, now=gh.current_time())
