@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -61,3 +62,28 @@ def test_times_with_an_offset_need_no_note() -> None:
         note=notes.append,
     )
     assert notes == []
+
+
+def test_cli_says_which_zone_and_takes_utc_plus_8(tmp_path, capsys) -> None:
+    from devdigest.cli import main
+    from devdigest.models import DailyReport
+    from tests.helpers import store_from_dataset
+    from tests.test_stats_cli import hard_cases
+
+    db = str(tmp_path / "db.sqlite3")
+    store_from_dataset(hard_cases(), db).close()
+    args = ["--db", db, "report", "acme/widgets", "--no-sync", "--lang", "en"]
+    window = ["--since", "2026-03-08T08:00", "--until", "2026-03-09T08:00", "--tz", "UTC+8"]
+    assert main([*args, *window, "--out", str(tmp_path / "out")]) == 0
+    captured = capsys.readouterr()
+    notes = [line for line in captured.err.splitlines() if "no UTC offset" in line]
+    assert notes == [
+        "note: --since 2026-03-08T08:00 has no UTC offset: read in UTC+8; write "
+        "2026-03-08T08:00:00+08:00 or add Z for UTC to be explicit",
+        "note: --until 2026-03-09T08:00 has no UTC offset: read in UTC+8; write "
+        "2026-03-09T08:00:00+08:00 or add Z for UTC to be explicit",
+    ]
+    json_path = next(p for p in captured.out.split() if p.endswith(".json"))
+    report = DailyReport.model_validate_json(Path(json_path).read_text("utf-8"))
+    assert report.window.start == datetime(2026, 3, 8, tzinfo=UTC)
+    assert report.window.label == "2026-03-08 08:00 (UTC+8) ~ 2026-03-09 08:00 (UTC+8)"

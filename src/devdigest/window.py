@@ -58,7 +58,7 @@ def parse_instant(
         value = value.replace(tzinfo=tz)
         if note is not None:
             label = utc_offset_label(value, tz)
-            zone = label if str(tz) == label else f"{tz} ({label})"
+            zone = label if isinstance(tz, timezone) else f"{tz} ({label})"  # fixed: UTC+8
             note(
                 f"{option} {text.strip()} has no UTC offset: read in {zone}; "
                 f"write {value.isoformat()} or add Z for UTC to be explicit"
