@@ -51,6 +51,7 @@ def with_window(report: DailyReport, window: Window) -> DailyReport:
             "2026-03-12T0600+0000_5415s",
         ),
         (day_window(date(2026, 3, 8), "America/New_York"), "America/New_York", "2026-03-08"),
+        (Window(SHANGHAI_DAY.start, SHANGHAI_DAY.end, "UTC"), "Asia/Shanghai", "2026-03-12"),
     ],
 )
 def test_file_names(window: Window, day_tz: str | None, stem: str) -> None:

@@ -206,11 +206,13 @@ def upsert_sample(store: Store, dataset: Dataset, at: datetime | None = None) ->
         repo_id = store.repo_id(dataset.repo, conn)
         store.upsert_items(conn, repo_id, items)
         store.upsert_comments(conn, repo_id, [c for c in comments if c.created_at <= at])
-        # the store now holds the whole dataset up to ``at``, as a sync since its oldest item would
+        # the store holds the whole dataset up to ``at``, as a sync since its oldest item would;
+        # a store that was ever synced keeps its own records
         oldest = min([dataset.start] + [item.created_at for item in items])
         for listing in LISTINGS:
-            store.set_watermark(conn, repo_id, listing, at - MARGIN)
-            store.set_watermark(conn, repo_id, f"{listing}:from", oldest)
+            if store.watermark(repo_id, listing) is None:
+                store.set_watermark(conn, repo_id, listing, at - MARGIN)
+                store.set_watermark(conn, repo_id, f"{listing}:from", oldest)
     store.record_sync_run(repo_id, SyncStats(started_at=at, finished_at=at), "sample")
 
 

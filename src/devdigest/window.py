@@ -122,11 +122,12 @@ class Window:
     def duration(self) -> timedelta:
         return self.end - self.start
 
-    def is_calendar_day(self, tz: str | None = None) -> bool:
-        """Whether this is exactly one calendar day in ``tz`` (default: the window's zone)."""
+    def calendar_day(self, tz: str | None = None) -> date | None:
+        """The date if this is exactly one calendar day in ``tz`` (default: the window's zone)."""
         tz = tz or self.tz
-        day = day_window(self.start.astimezone(resolve_tz(tz)).date(), tz)
-        return (self.start, self.end) == (day.start, day.end)
+        day = self.start.astimezone(resolve_tz(tz)).date()
+        whole = day_window(day, tz)
+        return day if (self.start, self.end) == (whole.start, whole.end) else None
 
     @property
     def slug(self) -> str:
@@ -138,7 +139,8 @@ class Window:
     def file_stem(self, day_tz: str | None = None) -> str:
         """The date for the calendar day in ``day_tz`` (a project's daily window), else ``slug``:
         two different windows never share a name."""
-        return self.local_date.isoformat() if self.is_calendar_day(day_tz) else self.slug
+        day = self.calendar_day(day_tz)
+        return day.isoformat() if day else self.slug
 
     def previous(self, days: int = 1) -> Window:
         """The window of the same length ending where this one starts (shifted by whole days)."""

@@ -174,7 +174,8 @@ def _one_window(reports: list[ReportHead], day_tz: str) -> list[ReportHead]:
 
     def rank(report: ReportHead) -> tuple:
         window = Window(report.window.start, report.window.end, report.window.tz)
-        return (window.is_calendar_day(day_tz), report.window.end, report.window.start)
+        day = window.calendar_day(day_tz)
+        return (day is not None and day.isoformat() == report.date, window.end, window.start)
 
     best = max(rank(r) for r in reports)
     chosen = [r for r in reports if rank(r) == best]
