@@ -136,3 +136,11 @@ def test_ctrl_c_during_start_up_is_one_line(tmp_path: Path) -> None:
     )
     assert done.returncode == 130, done.stderr
     assert done.stderr.startswith("interrupted") and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_errors_reach_the_terminal_without_control_characters(tmp_path: Path, capsys) -> None:
+    sneaky = str(tmp_path / "x\x1b]0;pwned\x07\r\u202eevil\nsecond line.toml")
+    assert main(["--config", sneaky, "config", "show"]) == 1
+    err = one_error(capsys, "not found", "--config")
+    for char in ("\x1b", "\x07", "\r", "\u202e"):
+        assert char not in err

@@ -63,4 +63,6 @@ def window_from_options(
 
 def echo_note(message: str) -> None:
     """One ``note:`` line on stderr."""
-    click.echo(f"note: {message}", err=True)
+    from devdigest.cli import one_line
+
+    click.echo(f"note: {one_line(message)}", err=True)

@@ -64,7 +64,7 @@ def summary_line(repo: str, stats: SyncStats) -> str:
 def echo_notes(stats: SyncStats) -> None:
     """What the run noted (e.g. a fallback from GraphQL to REST), on stderr."""
     for note in stats.notes:
-        click.echo(f"note: {note}", err=True)
+        echo_note(note)
 
 
 def graphql_option(command: Callable[..., Any]) -> Callable[..., Any]:
