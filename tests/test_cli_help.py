@@ -85,3 +85,12 @@ def test_config_show_lists_the_built_in_preset(tmp_path: Path, capsys) -> None:
     shown = json.loads(capsys.readouterr().out)
     assert [p["name"] for p in shown["projects"]] == ["mine"]
     assert all(p["repo"] != "vllm-project/vllm" for p in shown["presets"])  # overridden
+
+
+def test_usage_errors_are_one_line_and_bare_groups_show_help(capsys) -> None:
+    assert main(["stats"]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: Missing argument 'OWNER/REPO'. (see `devdigest stats --help`)\n"
+    main([])
+    shown = capsys.readouterr()
+    assert "Commands:" in shown.out + shown.err and "\n" in (shown.out + shown.err).strip()

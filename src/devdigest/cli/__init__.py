@@ -81,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 1
     except click.UsageError as exc:
+        if exc.__class__.__name__ == "NoArgsIsHelpError":  # a bare group: its help
+            exc.show()
+            return exc.exit_code
         where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx else ""
         echo_error(f"{exc.format_message()}{where}")
         return exc.exit_code
