@@ -206,7 +206,7 @@ def test_truncated_json_is_retried(gh: FakeGitHub, clock: FakeClock, mode: str) 
 
 
 def test_bad_token_is_an_auth_error(gh: FakeGitHub, clock: FakeClock) -> None:
-    with pytest.raises(AuthError, match=r"401 Bad credentials\): check GITHUB_TOKEN"):
+    with pytest.raises(AuthError, match=r"401 Bad credentials\): check DEVDIGEST_GITHUB_TOKEN"):
         client(gh, clock, token="wrong").get(f"/repos/{REPO}")
     assert len(gh.requests) == 1
 

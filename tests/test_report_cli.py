@@ -30,20 +30,21 @@ def test_demo_then_report_from_the_stored_day(tmp_path, capsys, day_dataset):
     assert main(["--db", str(db), "demo", "--out", str(tmp_path / "out")]) == 0
     printed = capsys.readouterr().out.split()
     base = tmp_path / "out" / "vllm-project" / "vllm"
+    stem = "2026-03-12T1124+0800_24h"  # the 24 hours before 11:24, not a calendar day
     assert printed == [
-        str(base / f"2026-03-12.{lang}.{ext}") for lang in ("zh", "en") for ext in ("md", "json")
+        str(base / f"{stem}.{lang}.{ext}") for lang in ("zh", "en") for ext in ("md", "json")
     ]
-    report = DailyReport.model_validate_json((base / "2026-03-12.en.json").read_text("utf-8"))
+    report = DailyReport.model_validate_json((base / f"{stem}.en.json").read_text("utf-8"))
     oracle = expected(day_dataset, report.window.start, report.window.end)
     assert report.counts.model_dump() == oracle["counts"]
-    assert (base / "2026-03-12.zh.md").read_text("utf-8").startswith("# vLLM 开发动态报告")
+    assert (base / f"{stem}.zh.md").read_text("utf-8").startswith("# vLLM 开发动态报告")
 
     since = report.window.start.isoformat()
     until = report.window.end.isoformat()
     args = ["--db", str(db), "report", "vllm-project/vllm", "--since", since, "--until", until]
     assert main([*args, "--lang", "en", "--no-sync", "--writer", "offline"]) == 0
     (md, js) = map(Path, capsys.readouterr().out.split())
-    assert md == Path("reports/vllm-project/vllm/2026-03-12.en.md")
+    assert md == Path(f"reports/vllm-project/vllm/{stem}.en.md")
     again = json.loads(js.read_text("utf-8"))
     assert again["counts"] == report.counts.model_dump()
     store = open_store(str(db))

@@ -225,7 +225,7 @@ def test_errors_are_one_line(cli: Cli, args: tuple[str, ...], message: str) -> N
 def test_bad_token_and_unreachable_api(cli: Cli, hard: Dataset, monkeypatch) -> None:
     monkeypatch.setenv("DEVDIGEST_GITHUB_TOKEN", "wrong")
     code, _, err = cli("sync", hard.repo)
-    assert code == 1 and "401 Bad credentials): check GITHUB_TOKEN" in err
+    assert code == 1 and "401 Bad credentials): check DEVDIGEST_GITHUB_TOKEN" in err
     cli.url = "http://127.0.0.1:9"
     code, _, err = cli("sync", hard.repo)
     assert code == 1 and "http://127.0.0.1:9" in err and "--github-api-url" in err

@@ -266,7 +266,7 @@ def test_unknown_repository_and_bad_token_lose_nothing(
     since = since_of(clock)
     sync_repo(store, client(gh, clock), day.repo, since)
     before = store.window_numbers(day.repo, since, clock.now())
-    with pytest.raises(NotFound, match=r"repository acme/nothing not found .* GITHUB_TOKEN"):
+    with pytest.raises(NotFound, match=r"acme/nothing not found .* DEVDIGEST_GITHUB_TOKEN"):
         sync_repo(store, client(gh, clock), "acme/nothing")
     assert store.repos() == [day.repo]
     bad = GitHubClient(gh.url, "wrong", clock=clock.now, sleeper=clock.sleep)

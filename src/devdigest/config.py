@@ -25,7 +25,22 @@ from pydantic import (
 from devdigest.errors import ConfigError
 from devdigest.window import resolve_tz
 
-REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+# GitHub's rules: an owner is letters, digits and single inner hyphens (underscores for managed
+# users), at most 39 characters; a name is letters, digits, ``.``, ``-`` and ``_``, at most 100,
+# and never ``.`` or ``..`` (so a name can never climb out of a folder).
+_OWNER = r"[A-Za-z0-9](?:[A-Za-z0-9_-]{0,37}[A-Za-z0-9_])?"
+_NAME = r"(?!\.\.?$)[A-Za-z0-9._-]{1,100}"
+REPO_RE = re.compile(rf"^{_OWNER}/{_NAME}$")
+
+
+def validate_repo(repo: str) -> str:
+    """``repo`` if it is a valid GitHub ``OWNER/NAME``, else a ConfigError saying so."""
+    if not REPO_RE.fullmatch(repo):
+        raise ConfigError(
+            f"bad repository {repo!r}: write it as OWNER/NAME with GitHub's characters "
+            "(letters, digits, '-', '_', '.'), e.g. vllm-project/vllm"
+        )
+    return repo
 
 
 class _Strict(BaseModel):
@@ -132,8 +147,8 @@ class Project(_Strict):
     @field_validator("repo")
     @classmethod
     def _repo_shape(cls, value: str) -> str:
-        if not REPO_RE.match(value):
-            raise ValueError("must look like OWNER/NAME")
+        if not REPO_RE.fullmatch(value):
+            raise ValueError("must look like OWNER/NAME with GitHub's characters")
         return value
 
     @field_validator("tz")
@@ -172,13 +187,10 @@ class Config(_Strict):
 
     def project(self, repo: str) -> Project:
         """The configured project for ``repo``, else a built-in preset, else a bare project."""
+        validate_repo(repo)
         for project in self.projects + _presets():
             if project.repo.lower() == repo.lower():
                 return project
-        if not REPO_RE.match(repo):
-            raise ConfigError(
-                f"bad repository {repo!r}: write it as OWNER/NAME, e.g. vllm-project/vllm"
-            )
         return Project(repo=repo)
 
     def target(self, name: str) -> NotifyTarget:
@@ -201,8 +213,12 @@ class Config(_Strict):
         return self.llm.model_copy(update=project.llm.model_dump(exclude_unset=True))
 
     def redacted(self) -> dict[str, Any]:
-        """The effective configuration with secrets replaced, for ``config show``."""
-        return self.model_dump(mode="json")  # SecretStr dumps as "**********"
+        """The effective configuration with secrets replaced, for ``config show``, and the
+        built-in presets that apply to repositories not in ``projects``."""
+        shown = self.model_dump(mode="json")  # SecretStr dumps as "**********"
+        mine = {project.repo.lower() for project in self.projects}
+        presets = [p for p in _presets() if p.repo.lower() not in mine]
+        return shown | {"presets": [p.model_dump(mode="json") for p in presets]}
 
 
 def default_db_path() -> Path:

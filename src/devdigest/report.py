@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from devdigest.analysis import compute_window_analysis
 from devdigest.analysis.types import WindowAnalysis
-from devdigest.config import Config
+from devdigest.config import Config, validate_repo
 from devdigest.errors import ConfigError
 from devdigest.github.normalize import (
     normalize_issue_comment,
@@ -26,7 +26,7 @@ from devdigest.models import DailyReport, SyncStats
 from devdigest.render.markdown import render_json, render_markdown
 from devdigest.sample.model import Dataset
 from devdigest.store import Store
-from devdigest.window import Window
+from devdigest.window import Window, format_local
 from devdigest.writers import check_writer, write_report
 
 LANGS = ("zh", "en")
@@ -41,6 +41,7 @@ class ReportRun:
     reports: list[DailyReport]
     analysis: WindowAnalysis
     sync: SyncStats | None = None
+    notes: list[str] = field(default_factory=list)  # for stderr, e.g. a partly covered window
 
 
 def languages(choice: str) -> list[str]:
@@ -59,18 +60,59 @@ def sync_for(
     window: Window,
     *,
     no_sync: bool,
+    wait: bool = True,
     progress: Progress | None = None,
 ) -> SyncStats | None:
-    """Bring the store up to date for ``window`` (nothing with ``no_sync``)."""
+    """Bring the store up to date for ``window`` (nothing with ``no_sync``); ``wait=False``
+    stops at an exhausted rate limit instead of waiting for its reset."""
     if no_sync:
-        if store.repo_id(repo, create=False) < 0:
-            raise ConfigError(
-                f"no stored data for {repo}: run `devdigest sync {repo}` or drop --no-sync"
-            )
         return None
     from devdigest.github.sync import ensure_synced
 
-    return ensure_synced(config, store, repo, window.start, no_sync=False, progress=progress)
+    return ensure_synced(config, store, repo, window.start, wait=wait, progress=progress)
+
+
+def stored_range(store: Store, repo: str) -> tuple[datetime, datetime] | None:
+    """``[from, to]``: the span in which the store holds every change of ``repo``, or ``None``
+    when no sync of every listing has completed. ``to`` is the server time the oldest listing
+    watermark was taken at (the watermark plus its safety margin)."""
+    from devdigest.github.sync import LISTINGS, MARGIN, covered_from
+
+    start = covered_from(store, repo)
+    if start is None:
+        return None
+    repo_id = store.repo_id(repo, create=False)
+    marks = [store.watermark(repo_id, name) for name in LISTINGS]
+    return None if None in marks else (start, min(marks) + MARGIN)
+
+
+def check_coverage(store: Store, repo: str, window: Window) -> str | None:
+    """For ``--no-sync``: refuse a window the store cannot count (never synced, or starting
+    before the stored history); return a note when it ends after the last sync."""
+    if store.repo_id(repo, create=False) < 0:
+        raise ConfigError(
+            f"no stored data for {repo}: run `devdigest sync {repo}` or drop --no-sync"
+        )
+    span = stored_range(store, repo)
+    if span is None:
+        raise ConfigError(
+            f"the store holds no complete sync of {repo} (never run or interrupted): run "
+            f"`devdigest sync {repo}` or drop --no-sync"
+        )
+    zone = window.zone
+    first, last = (format_local(moment, zone) for moment in span)
+    held = f"the store holds {repo} from {first} to {last}"
+    if window.start < span[0]:
+        raise ConfigError(
+            f"{held}, but the window starts at {format_local(window.start, zone)}: drop --no-sync "
+            "to fetch the missing days, or choose a window inside that range"
+        )
+    if window.end > span[1]:
+        return (
+            f"{held}, but the window ends at {format_local(window.end, zone)}: later changes are "
+            "not counted (drop --no-sync to fetch them)"
+        )
+    return None
 
 
 def generate_reports(
@@ -82,14 +124,16 @@ def generate_reports(
     *,
     writer: str = "auto",
     no_sync: bool = False,
+    wait: bool = True,
     now: datetime | None = None,
     progress: Progress | None = None,
 ) -> ReportRun:
     """Sync (unless ``no_sync``), analyse once, write one report per language, store them."""
     check_writer(config, config.project(repo), writer)  # fail before any sync or analysis
     timings: dict[str, float] = {}
+    note = check_coverage(store, repo, window) if no_sync else None
     started = time.perf_counter()
-    stats = sync_for(config, store, repo, window, no_sync=no_sync, progress=progress)
+    stats = sync_for(config, store, repo, window, no_sync=no_sync, wait=wait, progress=progress)
     timings["sync"] = time.perf_counter() - started
     clock = now or datetime.now(UTC)
     started = time.perf_counter()
@@ -106,24 +150,35 @@ def generate_reports(
         report.provenance.timings = {stage: round(s, 4) for stage, s in spent.items()}
         store.save_report(report)
         reports.append(report)
-    return ReportRun(reports=reports, analysis=analysis, sync=stats)
+    return ReportRun(reports, analysis, stats, [note] if note else [])
 
 
-def report_path(out: str | Path, report: DailyReport, suffix: str) -> Path:
-    """``OUT/OWNER/REPO/<date>.<lang>.<suffix>``."""
-    owner, name = report.repo.split("/", 1)
-    return Path(out) / owner / name / f"{report.date}.{report.lang}.{suffix}"
+def report_path(
+    out: str | Path, report: DailyReport, suffix: str, day_tz: str | None = None
+) -> Path:
+    """``OUT/OWNER/REPO/<stem>.<lang>.<suffix>``: the stem is the date when the window is the
+    calendar day in ``day_tz`` (the project's zone), else the window (``Window.file_stem``)."""
+    owner, name = validate_repo(report.repo).split("/", 1)
+    info = report.window
+    stem = Window(info.start, info.end, info.tz).file_stem(day_tz)
+    return Path(out) / owner / name / f"{stem}.{report.lang}.{suffix}"
 
 
-def write_files(report: DailyReport, out: str | Path) -> list[Path]:
+def write_files(report: DailyReport, out: str | Path, day_tz: str | None = None) -> list[Path]:
     """The Markdown and JSON files of ``report`` under ``out``; returns their paths."""
     paths = []
     for suffix, text in (("md", render_markdown(report)), ("json", render_json(report))):
-        path = report_path(out, report, suffix)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = report_path(out, report, suffix, day_tz)
         tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(path)
+        except OSError as exc:
+            reason = exc.strerror or exc.__class__.__name__
+            raise ConfigError(
+                f"cannot write {path}: {reason}; choose a writable folder with --out"
+            ) from exc
         paths.append(path)
     return paths
 
@@ -145,10 +200,19 @@ def upsert_sample(store: Store, dataset: Dataset, at: datetime | None = None) ->
         for rc in dataset.review_comments
     ]
     comments += [normalize_review(dataset.review_json(r), r.number) for r in dataset.reviews]
+    from devdigest.github.sync import LISTINGS, MARGIN
+
     with store.transaction() as conn:
         repo_id = store.repo_id(dataset.repo, conn)
         store.upsert_items(conn, repo_id, items)
         store.upsert_comments(conn, repo_id, [c for c in comments if c.created_at <= at])
+        # the store holds the whole dataset up to ``at``, as a sync since its oldest item would;
+        # a store that was ever synced keeps its own records
+        oldest = min([dataset.start] + [item.created_at for item in items])
+        for listing in LISTINGS:
+            if store.watermark(repo_id, listing) is None:
+                store.set_watermark(conn, repo_id, listing, at - MARGIN)
+                store.set_watermark(conn, repo_id, f"{listing}:from", oldest)
     store.record_sync_run(repo_id, SyncStats(started_at=at, finished_at=at), "sample")
 
 

@@ -3,23 +3,33 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from devdigest.errors import ConfigError
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+# A fixed offset as reports print it: UTC+8, UTC-4, UTC+5:30 (also UTC+08:00, GMT+0545).
+_OFFSET = re.compile(r"^(?:UTC|GMT)([+-])(\d{1,2})(?::?(\d{2}))?$", re.IGNORECASE)
 
 
-def resolve_tz(name: str | None) -> ZoneInfo:
-    """A time zone by IANA name (``Asia/Shanghai``); ``None`` or ``UTC`` means UTC."""
+def resolve_tz(name: str | None) -> tzinfo:
+    """A time zone by IANA name (``Asia/Shanghai``) or fixed offset (``UTC+8``); ``None`` is UTC."""
+    fixed = _OFFSET.match((name or "").strip())
+    if fixed:
+        sign, hours, minutes = fixed.groups()
+        offset = timedelta(hours=int(hours), minutes=int(minutes or 0))
+        if offset <= timedelta(hours=14) and int(minutes or 0) < 60:
+            return timezone(-offset if sign == "-" else offset)
     try:
         return ZoneInfo(name or "UTC")
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise ConfigError(
-            f"unknown time zone {name!r}: use an IANA name such as Asia/Shanghai or UTC"
+            f"unknown time zone {name!r}: use an IANA name such as Asia/Shanghai (which follows "
+            "daylight saving where there is one) or a fixed offset such as UTC+8"
         ) from exc
 
 
@@ -33,14 +43,26 @@ def parse_duration(text: str) -> timedelta:
     return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
 
 
-def parse_instant(text: str, tz: tzinfo = UTC) -> datetime:
-    """An ISO 8601 time; a naive time is read in ``tz``. Returned in UTC."""
+Note = Callable[[str], None]  # receives one-line notes for stderr
+
+
+def parse_instant(
+    text: str, tz: tzinfo = UTC, *, option: str = "time", note: Note | None = None
+) -> datetime:
+    """An ISO 8601 time; a naive time is read in ``tz`` and ``note`` is told so. In UTC."""
     try:
         value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError as exc:
         raise ConfigError(f"bad time {text!r}: use ISO 8601, e.g. 2026-03-12T03:24:00Z") from exc
     if value.tzinfo is None:
         value = value.replace(tzinfo=tz)
+        if note is not None:
+            label = utc_offset_label(value, tz)
+            zone = label if isinstance(tz, timezone) else f"{tz} ({label})"  # fixed: UTC+8
+            note(
+                f"{option} {text.strip()} has no UTC offset: read in {zone}; "
+                f"write {value.isoformat()} or add Z for UTC to be explicit"
+            )
     return value.astimezone(UTC)
 
 
@@ -80,7 +102,7 @@ class Window:
         object.__setattr__(self, "end", self.end.astimezone(UTC))
 
     @property
-    def zone(self) -> ZoneInfo:
+    def zone(self) -> tzinfo:
         return resolve_tz(self.tz)
 
     def contains(self, moment: datetime | None) -> bool:
@@ -100,12 +122,41 @@ class Window:
     def duration(self) -> timedelta:
         return self.end - self.start
 
+    def calendar_day(self, tz: str | None = None) -> date | None:
+        """The date if this is exactly one calendar day in ``tz`` (default: the window's zone)."""
+        tz = tz or self.tz
+        day = self.start.astimezone(resolve_tz(tz)).date()
+        whole = day_window(day, tz)
+        return day if (self.start, self.end) == (whole.start, whole.end) else None
+
+    @property
+    def slug(self) -> str:
+        """``2026-03-12T1124+0800_24h``: the local start with its UTC offset, and the length."""
+        local = self.start.astimezone(self.zone)
+        clock = local.strftime("%H%M%S" if local.second else "%H%M")
+        return f"{local:%Y-%m-%d}T{clock}{local:%z}_{duration_label(self.duration)}"
+
+    def file_stem(self, day_tz: str | None = None) -> str:
+        """The date for the calendar day in ``day_tz`` (a project's daily window), else ``slug``:
+        two different windows never share a name."""
+        day = self.calendar_day(day_tz)
+        return day.isoformat() if day else self.slug
+
     def previous(self, days: int = 1) -> Window:
         """The window of the same length ending where this one starts (shifted by whole days)."""
         return Window(self.start - timedelta(days=days), self.end - timedelta(days=days), self.tz)
 
     def to_json(self) -> dict[str, str]:
         return {"start": iso_z(self.start), "end": iso_z(self.end), "tz": self.tz}
+
+
+def duration_label(length: timedelta) -> str:
+    """``24h``, ``90m`` or ``5415s``: the shortest exact form."""
+    seconds = int(length.total_seconds())
+    for unit, size in (("h", 3600), ("m", 60)):
+        if seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
 
 
 def iso_z(moment: datetime) -> str:
@@ -129,11 +180,13 @@ def build_window(
     since: str | None = None,
     until: str | None = None,
     last: str | None = None,
+    note: Note | None = None,
 ) -> Window:
     """The window described by CLI-style options; exactly one style may be used.
 
     ``--date D`` (a calendar day in ``tz``), ``--since``/``--until`` (``until`` defaults to
-    now), or ``--last 24h`` (ending now). With none of them: the last 24 hours.
+    now), or ``--last 24h`` (ending now). With none of them: the last 24 hours. Times without
+    an offset are read in ``tz``, and ``note`` is told which zone was assumed.
     """
     tz = tz or "UTC"
     zone = resolve_tz(tz)
@@ -151,7 +204,12 @@ def build_window(
             raise ConfigError(f"bad --date {on_date!r}: use YYYY-MM-DD") from exc
         return day_window(day, tz)
     if since:
-        end = parse_instant(until, zone) if until else now
-        return Window(parse_instant(since, zone), end, tz)
+        notes: list[str] = []  # said only once the window is known to be valid
+        start = parse_instant(since, zone, option="--since", note=notes.append)
+        end = parse_instant(until, zone, option="--until", note=notes.append) if until else now
+        window = Window(start, end, tz)
+        for message in notes if note else []:
+            note(message)
+        return window
     length = parse_duration(last or "24h")
     return Window(now - length, now, tz)

@@ -7,10 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import click
+import sqlalchemy.exc
 
 from devdigest import __version__
 from devdigest.config import Config, load_config
 from devdigest.errors import DevdigestError
+from devdigest.render.sanitize import strip_invisible
 
 
 @dataclass
@@ -50,17 +52,41 @@ def _register() -> None:
         module.register(cli)
 
 
+def one_line(text: str) -> str:
+    """``text`` for the terminal: no control or invisible characters (a server's message could
+    set the window title or rewrite the line), whitespace runs as one space."""
+    return " ".join(strip_invisible(text).split())
+
+
+def echo_error(message: str) -> None:
+    click.echo(f"error: {one_line(message)}", err=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs a command, turning known errors into one line on stderr."""
-    _register()
     try:
+        _register()
         cli.main(args=argv, prog_name="devdigest", standalone_mode=False)
     except DevdigestError as exc:
-        click.echo(f"error: {exc}", err=True)
+        echo_error(str(exc))
         return 1
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("interrupted: everything already fetched is kept; rerun to continue", err=True)
         return 130
+    except sqlalchemy.exc.SQLAlchemyError as exc:  # e.g. a damaged file found mid-query
+        reason = str(exc.orig if getattr(exc, "orig", None) else exc).splitlines()[0]
+        echo_error(
+            f"the database failed ({exc.__class__.__name__}: {reason}): check --db / "
+            "DEVDIGEST_DB, or restore the file from a backup if it is damaged"
+        )
+        return 1
+    except click.UsageError as exc:
+        if exc.__class__.__name__ == "NoArgsIsHelpError":  # a bare group: its help
+            exc.show()
+            return exc.exit_code
+        where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx else ""
+        echo_error(f"{exc.format_message()}{where}")
+        return exc.exit_code
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code

@@ -15,14 +15,30 @@ def window_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """``--date/--since/--until/--last/--tz``: the window of a command."""
     options = [
         click.option("--date", "on_date", metavar="YYYY-MM-DD", help="A calendar day in --tz."),
-        click.option("--since", metavar="ISO", help="Window start (ISO 8601)."),
+        click.option(
+            "--since", metavar="ISO", help="Window start (ISO 8601; without an offset: in --tz)."
+        ),
         click.option("--until", metavar="ISO", help="Window end, exclusive (default: now)."),
         click.option("--last", metavar="DURATION", help="Window ending now, e.g. 24h (default)."),
-        click.option("--tz", metavar="ZONE", help="IANA time zone for display and --date."),
+        click.option(
+            "--tz",
+            metavar="ZONE",
+            help="Time zone of --date, of times without an offset and of the labels: an IANA "
+            "name (Asia/Shanghai) or a fixed offset (UTC+8) [default: the project's, else UTC].",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def default_note(setting: str, env: str | None = None) -> str:
+    """``[default: reports; setting out, env DEVDIGEST_OUT]``: the built-in value, and where to
+    change it."""
+    from devdigest.config import Config
+
+    where = f"setting {setting}" + (f", env {env}" if env else "")
+    return f"[default: {Config.model_fields[setting].default}; {where}]"
 
 
 def window_from_options(
@@ -41,4 +57,12 @@ def window_from_options(
         since=since,
         until=until,
         last=last,
+        note=echo_note,
     )
+
+
+def echo_note(message: str) -> None:
+    """One ``note:`` line on stderr."""
+    from devdigest.cli import one_line
+
+    click.echo(f"note: {one_line(message)}", err=True)

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import click
 
-from devdigest.cli.common import window_from_options, window_options
+from devdigest.cli.common import default_note, echo_note, window_from_options, window_options
 from devdigest.cli.sync import (
     anonymous_note,
     echo_notes,
     graphql_option,
+    no_wait_option,
     summary_line,
     sync_progress,
     with_graphql,
@@ -29,6 +30,7 @@ from devdigest.store import open_store
 from devdigest.writers import WRITERS
 
 LANG_CHOICES = click.Choice(["zh", "en", "both"])
+OUT_DEFAULT = default_note("out", "DEVDIGEST_OUT")
 
 
 @click.command("report")
@@ -42,8 +44,9 @@ LANG_CHOICES = click.Choice(["zh", "en", "both"])
     show_default=True,
     help="auto: the LLM when configured, else offline.",
 )
-@click.option("--out", metavar="DIR", help="Output folder [default: config out, 'reports'].")
+@click.option("--out", metavar="DIR", help=f"Output folder {OUT_DEFAULT}.")
 @click.option("--no-sync", is_flag=True, help="Use the stored data only (no GitHub requests).")
+@no_wait_option
 @graphql_option
 @click.pass_obj
 def report_cmd(
@@ -58,6 +61,7 @@ def report_cmd(
     writer: str,
     out: str | None,
     no_sync: bool,
+    no_wait: bool,
     graphql: bool | None,
 ) -> None:
     """Write the daily report of OWNER/REPO as Markdown and JSON."""
@@ -74,20 +78,23 @@ def report_cmd(
                 languages(lang),
                 writer=writer,
                 no_sync=no_sync,
+                wait=not no_wait,
                 progress=progress,
             )
+        for note in run.notes:
+            echo_note(note)
         if run.sync is not None:
             anonymous_note(config)
             echo_notes(run.sync)
             click.echo(summary_line(project.repo, run.sync), err=True)
         for report in run.reports:
-            for path in write_files(report, out or config.out):
+            for path in write_files(report, out or config.out, project.tz):
                 click.echo(str(path))
 
 
 @click.command("demo")
 @click.option("--lang", type=LANG_CHOICES, default="both", show_default=True, help="Language.")
-@click.option("--out", metavar="DIR", help="Output folder [default: config out, 'reports'].")
+@click.option("--out", metavar="DIR", help=f"Output folder {OUT_DEFAULT}.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Sample day to generate.")
 @click.option("--writer", type=click.Choice(WRITERS), default="offline", show_default=True)
 @click.pass_obj

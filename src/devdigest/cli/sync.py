@@ -13,13 +13,14 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from devdigest.cli import AppContext
-from devdigest.cli.common import window_from_options, window_options
+from devdigest.cli.common import echo_note, window_from_options, window_options
 from devdigest.config import Config
 from devdigest.errors import ConfigError
 from devdigest.github import sync as gh
 from devdigest.models import COUNT_KEYS, SyncStats
+from devdigest.report import check_coverage
 from devdigest.store import open_store
-from devdigest.window import Window, parse_instant
+from devdigest.window import Window, parse_instant, resolve_tz
 
 LABELS = {
     "new_issues": "new issues",
@@ -63,7 +64,7 @@ def summary_line(repo: str, stats: SyncStats) -> str:
 def echo_notes(stats: SyncStats) -> None:
     """What the run noted (e.g. a fallback from GraphQL to REST), on stderr."""
     for note in stats.notes:
-        click.echo(f"note: {note}", err=True)
+        echo_note(note)
 
 
 def graphql_option(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -72,6 +73,13 @@ def graphql_option(command: Callable[..., Any]) -> Callable[..., Any]:
         "--graphql/--no-graphql",
         default=None,
         help="Batch PR reviews in GraphQL queries [env DEVDIGEST_GITHUB_GRAPHQL].",
+    )(command)
+
+
+def no_wait_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--no-wait``: stop with a resumable error instead of waiting for a rate limit reset."""
+    return click.option(
+        "--no-wait", is_flag=True, help="Stop instead of waiting for a rate limit reset."
     )(command)
 
 
@@ -86,17 +94,22 @@ def anonymous_note(config: Config) -> None:
     """Say once, on stderr, that an unauthenticated run is limited to 60 requests an hour."""
     if config.github_token is None:
         click.echo(
-            "note: no GITHUB_TOKEN set: working within GitHub's anonymous limit of 60 "
-            "requests/hour (waiting for resets when it runs low); set GITHUB_TOKEN for 5000/hour",
+            "note: no DEVDIGEST_GITHUB_TOKEN set: working within GitHub's anonymous limit of 60 "
+            "requests/hour (waiting for resets when it runs low); set DEVDIGEST_GITHUB_TOKEN for "
+            "5000/hour",
             err=True,
         )
 
 
 @click.command("sync")
-@click.argument("repo")
-@click.option("--since", metavar="ISO", help="Fetch changes since this time (ISO 8601).")
+@click.argument("repo", metavar="OWNER/REPO")
+@click.option(
+    "--since",
+    metavar="ISO",
+    help="Fetch changes since this time (ISO 8601; without an offset: in the project's zone).",
+)
 @click.option("--days", type=click.IntRange(min=1), help="Fetch changes of the last N days.")
-@click.option("--no-wait", is_flag=True, help="Stop instead of waiting for a rate limit reset.")
+@no_wait_option
 @graphql_option
 @click.pass_obj
 def sync_command(
@@ -107,12 +120,13 @@ def sync_command(
     no_wait: bool,
     graphql: bool | None,
 ) -> None:
-    """Mirror REPO (OWNER/NAME) incrementally: default since the last sync, or 2 days."""
+    """Mirror OWNER/REPO incrementally: default since the last sync, or 2 days."""
     config = with_graphql(app.config, graphql)
-    config.project(repo)  # validates OWNER/NAME
+    project = config.project(repo)  # validates OWNER/NAME
     if since and days:
         raise ConfigError("choose one of --since and --days")
-    start = parse_instant(since) if since else None
+    zone = resolve_tz(project.tz)
+    start = parse_instant(since, zone, option="--since", note=echo_note) if since else None
     if days:
         start = gh.current_time() - timedelta(days=days)
     anonymous_note(config)
@@ -129,11 +143,11 @@ def sync_command(
 
 
 @click.command("stats")
-@click.argument("repo")
+@click.argument("repo", metavar="OWNER/REPO")
 @window_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--no-sync", is_flag=True, help="Use the store as it is, without syncing.")
-@click.option("--no-wait", is_flag=True, help="Stop instead of waiting for a rate limit reset.")
+@no_wait_option
 @graphql_option
 @click.pass_obj
 def stats_command(
@@ -149,7 +163,7 @@ def stats_command(
     no_wait: bool,
     graphql: bool | None,
 ) -> None:
-    """The five counts of a window of REPO (OWNER/NAME), syncing what it needs first."""
+    """The five counts of a window of OWNER/REPO, syncing what it needs first."""
     config = with_graphql(app.config, graphql)
     project = config.project(repo)
     window = window_from_options(project.tz, on_date, since, until, last, tz, now=gh.current_time())
@@ -163,6 +177,8 @@ def stats_command(
             if stats is not None:
                 echo_notes(stats)
                 click.echo(summary_line(repo, stats), err=True)
+        elif note := check_coverage(store, repo, window):
+            echo_note(note)
         numbers = store.window_numbers(repo, window.start, window.end)
     click.echo(render_stats(repo, window, numbers, as_json))
 

@@ -299,14 +299,16 @@ class GitHubClient:
     def _raise_for_status(self, resp: httpx.Response, attempt: int, resource: str) -> None:
         status, message = resp.status_code, _message(resp)
         if status == 401:
-            raise AuthError(f"GitHub rejected the token (401 {message}): check GITHUB_TOKEN")
+            raise AuthError(
+                f"GitHub rejected the token (401 {message}): check DEVDIGEST_GITHUB_TOKEN"
+            )
         if status in (403, 429):
             delay = self._rate_limit_delay(resp, attempt, message, resource)
             if delay is not None:
                 raise _Retry(f"rate limit ({status} {message})", delay)
             raise AuthError(
-                f"GitHub refused access (403 {message}) to {resp.url}: use a GITHUB_TOKEN "
-                "that can read this repository"
+                f"GitHub refused access (403 {message}) to {resp.url}: set a "
+                "DEVDIGEST_GITHUB_TOKEN that can read this repository"
             )
         if status == 404:
             raise NotFound(f"not found (404): {resp.url}")

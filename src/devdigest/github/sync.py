@@ -172,7 +172,7 @@ def fetch_repo(store: Store, client: GitHubClient, repo: str) -> datetime:
     except NotFound as exc:
         raise NotFound(
             f"repository {repo} not found (or not visible to this token): check the name and "
-            "GITHUB_TOKEN"
+            "DEVDIGEST_GITHUB_TOKEN"
         ) from exc
     if not response.not_modified and (response.etag or response.last_modified):
         with store.transaction() as conn:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Callable
 from datetime import datetime
@@ -11,6 +12,7 @@ import jinja2
 
 from devdigest.models import COUNT_KEYS, DailyReport, ItemLink
 from devdigest.render.i18n import catalogue
+from devdigest.render.sanitize import strip_invisible, strip_invisible_tree
 from devdigest.window import format_local, resolve_tz
 
 # Inline Markdown punctuation, plus { } (Liquid/Jinja) and # (issue references in data).
@@ -45,9 +47,9 @@ def md_escape(value: object) -> str:
     Markdown punctuation is backslash-escaped, ``<`` and ``&`` become entities (so no raw HTML
     and no entity tricks), ``{{``/``{%`` lose their meaning for Liquid, a line-start ``>``,
     ``-``, ``+``, ``=`` or ``1.`` cannot open a block, and ``@login`` gets a zero-width joiner
-    after the ``@`` so it never notifies anyone.
+    after the ``@`` so it never notifies anyone. Invisible characters are stripped first.
     """
-    text = re.sub(r"\s+", " ", str(value)).strip()
+    text = re.sub(r"\s+", " ", strip_invisible(str(value))).strip()
     text = html.escape(text, quote=False).replace("&gt;", ">")
     text = _PUNCT.sub(r"\\\1", text)
     text = text.replace("\\{%", "\\{\\%").replace("%\\}", "\\%\\}")  # no Liquid "{%"
@@ -139,4 +141,13 @@ def render_markdown(report: DailyReport) -> str:
 
 def render_json(report: DailyReport) -> str:
     """The report as JSON (UTF-8 text, indented); ``DailyReport.model_validate_json`` reads it."""
-    return report.model_dump_json(indent=2) + "\n"
+    return clean_json(report.model_dump_json())
+
+
+def clean_json(text: str, indent: int | None = 2) -> str:
+    """JSON text re-serialised with invisible characters stripped from every string
+    (``indent=None``: compact, as the store keeps it)."""
+    data = strip_invisible_tree(json.loads(text))
+    if indent is None:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"

@@ -11,7 +11,9 @@ Design (atomic and incremental at once):
    records the same hash for the same path, the previous file is hard-linked into the staging
    folder (copied where hard links are unsupported); otherwise the page is rendered and written
    there. Files of the old folder that devdigest did not produce (a ``CNAME``, the rest of a
-   Jekyll site) are linked over as well. Files are never modified in place, so the old folder
+   Jekyll site) are linked over as well; symbolic links are not (nor reused as pages), so a
+   link to ``/etc/passwd`` never becomes part of the site. The new folder keeps the old one's
+   permissions (a first build: the umask's). Files are never modified in place, so the old folder
    stays intact whatever happens.
 3. The new manifest is written, then the folders are swapped with two renames: the old folder
    becomes ``.NAME.old-*``, the staging folder becomes the output folder, and the old one is
@@ -32,7 +34,7 @@ import json
 import multiprocessing
 import os
 import shutil
-import tempfile
+import stat
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -40,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import markdown_it
+from pydantic import ValidationError
 
 from devdigest import __version__
 from devdigest.config import Config
@@ -65,6 +68,8 @@ class BuildReport:
     reused: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # repositories with invalid names
+    unreadable: int = 0  # stored reports whose JSON does not parse
     seconds: float = 0.0
 
     @property
@@ -72,10 +77,19 @@ class BuildReport:
         return len(self.written) + len(self.reused)
 
     def summary(self) -> str:
-        return (
+        text = (
             f"{self.out}: {self.pages} files ({len(self.written)} written, "
             f"{len(self.reused)} unchanged, {len(self.removed)} removed) in {self.seconds:.2f} s"
         )
+        if self.skipped:
+            names = ", ".join(repr(name) for name in self.skipped)
+            text += f"; skipped the reports of invalid repository names: {names}"
+        if self.unreadable:
+            text += (
+                f"; skipped {self.unreadable} unreadable stored report(s) (damaged JSON): "
+                "write them again with `devdigest report`"
+            )
+        return text
 
 
 def code_fingerprint() -> str:
@@ -98,8 +112,16 @@ def build_site(
     on_page: Callable[[str], None] | None = None,
 ) -> BuildReport:
     """Publish every report of ``store`` into ``out`` (default ``config.site_out``)."""
-    heads = [ReportHead.from_json(raw) for raw in store.report_json()]
-    return build_from_reports(heads, config, out or config.site_out, fmt, base_url, on_page)
+    heads = []
+    unreadable = 0
+    for raw in store.report_json():
+        try:
+            heads.append(ReportHead.from_json(raw))
+        except ValidationError:  # a damaged row must not take the whole site down
+            unreadable += 1
+    report = build_from_reports(heads, config, out or config.site_out, fmt, base_url, on_page)
+    report.unreadable = unreadable
+    return report
 
 
 def build_from_reports(
@@ -118,7 +140,7 @@ def build_from_reports(
     out = Path(out).expanduser().absolute()
     layout = collect_layout(heads, config)
     pages = list(_pages(layout, fmt, base_url))
-    report = BuildReport(out=out, format=fmt)
+    report = BuildReport(out=out, format=fmt, skipped=layout.skipped)
     _recover(out)
     old = _read_manifest(out, fmt)
     staging = _stage(out)
@@ -167,7 +189,7 @@ def _write_pages(
         hashes[page.path] = hashlib.sha256(
             f"{fingerprint}\0{page.path}\0{page.inputs}".encode()
         ).hexdigest()
-    stale = [p for p in pages if old.get(p.path) != hashes[p.path] or not (out / p.path).is_file()]
+    stale = [p for p in pages if old.get(p.path) != hashes[p.path] or not _plain_file(out / p.path)]
     pool = _pool(stale)
     try:
         rendered = _submit(pool, stale)
@@ -208,6 +230,11 @@ def _submit(pool: ProcessPoolExecutor | None, pages: list[Page]) -> dict[str, Ca
     return result
 
 
+def _plain_file(path: Path) -> bool:
+    """A regular file, not a symbolic link (a link is never reused: it may lead anywhere)."""
+    return path.is_file() and not path.is_symlink()
+
+
 def _link(source: Path, target: Path) -> None:
     try:
         os.link(source, target)
@@ -243,12 +270,9 @@ def _carry_over(out: Path, staging: Path, owned: set[str]) -> list[str]:
             source = Path(root) / name
             rel = (rel_root / name).as_posix()
             target = staging / rel
-            if rel == MANIFEST or rel in owned or target.exists() or target.is_symlink():
-                continue
-            if source.is_symlink():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.symlink(os.readlink(source), target)
-            elif source.is_dir():
+            if rel == MANIFEST or rel in owned or target.exists() or source.is_symlink():
+                continue  # symbolic links are dropped: the site must not lead out of itself
+            if source.is_dir():
                 target.mkdir(parents=True, exist_ok=True)
             else:
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -259,17 +283,20 @@ def _carry_over(out: Path, staging: Path, owned: set[str]) -> list[str]:
 
 
 def _stage(out: Path) -> Path:
+    """A new folder next to ``out``, with the permissions a new folder gets (the umask)."""
+    staging = out.with_name(f".{out.name}.staging-{os.getpid()}-{time.time_ns()}")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix=f".{out.name}.staging-", dir=out.parent))
+        staging.mkdir()
     except OSError as exc:
         raise SiteError(f"cannot create a folder next to {out}: {exc}; check --out") from exc
+    return staging
 
 
 def _swap(staging: Path, out: Path) -> None:
-    os.chmod(staging, 0o755)
     backup = None
-    if out.exists():
+    if out.exists():  # the new folder keeps the old one's permissions, never wider
+        os.chmod(staging, stat.S_IMODE(out.stat().st_mode))
         backup = out.with_name(f".{out.name}.old-{os.getpid()}-{time.time_ns()}")
         os.rename(out, backup)
     os.rename(staging, out)

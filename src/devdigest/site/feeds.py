@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from devdigest.models import COUNT_KEYS
+from devdigest.render.markdown import clean_json
+from devdigest.render.sanitize import strip_invisible, strip_invisible_tree
 from devdigest.site.layout import ALL_FEED, JSON_INDEX, ReportHead, SiteLayout, relative
 from devdigest.site.pages import Page, github_url
 from devdigest.site.strings import strings
@@ -30,9 +32,9 @@ def _q(tag: str) -> str:
 
 
 def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
-    element = ET.SubElement(parent, _q(tag), attrs)
+    element = ET.SubElement(parent, _q(tag), {k: strip_invisible(v) for k, v in attrs.items()})
     if text is not None:
-        element.text = text
+        element.text = strip_invisible(text)
     return element
 
 
@@ -148,7 +150,7 @@ def json_pages(layout: SiteLayout) -> Iterator[Page]:
             for lang, report in sorted(project.days[day].items()):
                 data = report.raw
                 paths = {"html": layout.day_path(report), "json": layout.day_path(report, ".json")}
-                yield Page(paths["json"], data, lambda data=data: data.encode("utf-8"))
+                yield Page(paths["json"], data, lambda data=data: clean_json(data, None).encode())
                 rows.append(
                     {
                         "repo": report.repo,
@@ -161,7 +163,7 @@ def json_pages(layout: SiteLayout) -> Iterator[Page]:
                     }
                 )
     index = json.dumps(
-        {"schema_version": 1, "projects": projects, "reports": rows},
+        strip_invisible_tree({"schema_version": 1, "projects": projects, "reports": rows}),
         ensure_ascii=False,
         indent=1,
     )

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from devdigest.models import COUNT_KEYS, DailyReport
 from devdigest.render.markdown import render_markdown
+from devdigest.render.sanitize import strip_invisible
 from devdigest.site.layout import ReportHead, SiteLayout
 from devdigest.site.pages import Page
 
@@ -29,7 +30,7 @@ def front_matter(report: DailyReport | ReportHead, title: str) -> str:
     lines = [
         "---",
         f"layout: {LAYOUT}",
-        f"title: {json.dumps(title, ensure_ascii=False)}",
+        f"title: {json.dumps(strip_invisible(title), ensure_ascii=False)}",
         f"date: {report.date}",
         f"repo: {json.dumps(report.repo)}",
         f"lang: {json.dumps(report.lang)}",

@@ -7,8 +7,9 @@ feed ``{owner}/{repo}/feed.xml``; the home page is ``index.html``, the overall f
 the JSON index ``index.json``. Owner and repository names are lower-cased in paths, so a
 path never changes with the spelling of a configured name.
 
-When several stored reports share a repository, date and language (e.g. ``--last 24h`` runs at
-different hours), the one with the latest window end is published.
+A day shows one window in every language, never a mix: when several stored reports share a
+repository and date (e.g. ``--date`` and ``--last 24h`` runs), the project's calendar day (in its
+``tz``) is published if there is one, else the window ending last.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-from devdigest.config import Config
+from devdigest.config import REPO_RE, Config
 from devdigest.errors import ConfigError
 from devdigest.models import Counts, DailyReport, Provenance, Statement, Topic, WindowInfo
+from devdigest.window import Window
 
 PATTERN_FIELDS = {"owner", "repo", "date", "year", "month", "lang", "lang_suffix"}
 HOME = "index.html"
@@ -102,6 +104,7 @@ class SiteLayout:
     projects: list[Project]
     pattern: str
     lang: str
+    skipped: list[str] = field(default_factory=list)  # stored repos whose names are not valid
 
     def day_path(self, report: ReportHead, ext: str = ".html") -> str:
         owner, name = report.repo.lower().split("/", 1)
@@ -150,15 +153,30 @@ def collect_layout(reports: list[ReportHead], config: Config) -> SiteLayout:
     projects: dict[str, Project] = {}
     for configured in config.projects:
         projects[configured.repo.lower()] = Project(configured.repo, configured.display_name)
-    latest: dict[tuple[str, str, str], ReportHead] = {}
+    skipped = sorted({r.repo for r in reports if not REPO_RE.fullmatch(r.repo)})
+    days: dict[tuple[str, str], list[ReportHead]] = {}
     for report in reports:
-        key = (report.repo.lower(), report.date, report.lang)
-        current = latest.get(key)
-        if current is None or report.window.end >= current.window.end:
-            latest[key] = report
-    for (repo, date, lang), report in sorted(latest.items()):
+        if report.repo not in skipped:  # a name like ../.. must never become a path
+            days.setdefault((report.repo.lower(), report.date), []).append(report)
+    for (repo, date), candidates in sorted(days.items()):
         if repo not in projects:  # not configured: named by its reports
-            projects[repo] = Project(report.repo, report.project or report.repo)
-        projects[repo].days.setdefault(date, {})[lang] = report
+            projects[repo] = Project(candidates[0].repo, candidates[0].project or repo)
+        day_tz = config.project(candidates[0].repo).tz
+        chosen = {r.lang: r for r in _one_window(candidates, day_tz)}
+        projects[repo].days[date] = dict(sorted(chosen.items()))
     ordered = sorted(projects.values(), key=lambda p: (p.name.lower(), p.key))
-    return SiteLayout(ordered, check_pattern(config.site_path_pattern), config.site_lang)
+    return SiteLayout(ordered, check_pattern(config.site_path_pattern), config.site_lang, skipped)
+
+
+def _one_window(reports: list[ReportHead], day_tz: str) -> list[ReportHead]:
+    """The reports of the day's published window: the project's calendar day if there is one,
+    else the window ending last; within it, the latest report of each language."""
+
+    def rank(report: ReportHead) -> tuple:
+        window = Window(report.window.start, report.window.end, report.window.tz)
+        day = window.calendar_day(day_tz)
+        return (day is not None and day.isoformat() == report.date, window.end, window.start)
+
+    best = max(rank(r) for r in reports)
+    chosen = [r for r in reports if rank(r) == best]
+    return sorted(chosen, key=lambda r: r.provenance.generated_at)

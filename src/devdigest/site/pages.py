@@ -16,6 +16,7 @@ from markupsafe import Markup
 
 from devdigest.models import COUNT_KEYS, DailyReport
 from devdigest.render.html import render_html_parts
+from devdigest.render.sanitize import strip_invisible
 from devdigest.site.charts import SERIES, last_days, line_chart_svg, series_values, sparkline_svg
 from devdigest.site.charts import total_activity as _activity
 from devdigest.site.layout import (
@@ -30,9 +31,18 @@ from devdigest.site.layout import (
 )
 from devdigest.site.strings import HTML_LANG, LANG_NAMES, strings
 
+
+def _finalize(value: object) -> object:
+    """Every printed value loses its invisible characters (Markup is built from clean text)."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return strip_invisible(value)
+    return value
+
+
 ENV = Environment(
     loader=PackageLoader("devdigest.site", "templates"),
     autoescape=True,
+    finalize=_finalize,
     trim_blocks=True,
     lstrip_blocks=True,
     keep_trailing_newline=True,

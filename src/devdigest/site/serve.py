@@ -3,12 +3,14 @@
 Each request first compares a cheap store fingerprint (number of reports and the newest save
 time) with the one of the last build; when it differs the site is rebuilt (incrementally) before
 the file is served. Rebuilds and file opens share one lock, so a request never sees the folder
-swap half-way (an open file stays readable after the swap).
+swap half-way (an open file stays readable after the swap). A path whose resolved location lies
+outside the site folder (a symbolic link to ``/etc/passwd``) is answered with 404.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -39,6 +41,11 @@ class SiteServer:
         self.log(f"rebuilt {self.last.summary()}")
         return self.last
 
+    def holds(self, path: str) -> bool:
+        """Whether ``path`` is inside the site once links are resolved (links never lead out)."""
+        root = os.path.realpath(self.out)
+        return os.path.commonpath([root, os.path.realpath(path)]) == root
+
 
 def make_server(site: SiteServer, port: int = 8000, host: str = "127.0.0.1") -> ThreadingHTTPServer:
     """An HTTP server for ``site`` (``port=0`` picks a free port); call ``serve_forever``."""
@@ -58,6 +65,9 @@ class _Handler(SimpleHTTPRequestHandler):
             path = self.path.split("?", 1)[0]
             if path.endswith((".html", "/", ".xml", ".json")):
                 self.site.refresh()
+            if not self.site.holds(self.translate_path(self.path)):
+                self.send_error(404, "File not found")
+                return None
             return super().send_head()
 
     def log_message(self, format: str, *args) -> None:

@@ -66,7 +66,9 @@ class LLMClient:
         backoff_cap: float = 30.0,
     ) -> None:
         if not settings.configured:
-            raise LLMError("no LLM configured: set [llm] base_url and model, or OPENAI_BASE_URL")
+            raise LLMError(
+                "no LLM configured: set [llm] base_url and model, or DEVDIGEST_LLM_BASE_URL"
+            )
         key = settings.api_key.get_secret_value() if settings.api_key else "none"
         self.settings = settings
         self.model = settings.model or ""
@@ -109,12 +111,12 @@ class LLMClient:
         except openai.AuthenticationError as exc:
             raise LLMError(
                 f"the LLM server {where} rejected the API key (401): {_msg(exc)}; "
-                "fix [llm] api_key or OPENAI_API_KEY"
+                "fix [llm] api_key or DEVDIGEST_LLM_API_KEY"
             ) from exc
         except openai.APIConnectionError as exc:
             raise LLMError(
                 f"cannot reach the LLM server {where}: {exc}; "
-                "check [llm] base_url or OPENAI_BASE_URL"
+                "check [llm] base_url or DEVDIGEST_LLM_BASE_URL"
             ) from exc
         except openai.APIStatusError:
             listed = []  # some servers have no /models: the 1-token call decides
@@ -132,7 +134,7 @@ class LLMClient:
         except openai.AuthenticationError as exc:
             raise LLMError(
                 f"the LLM server {where} rejected the API key (401); "
-                "fix [llm] api_key or OPENAI_API_KEY"
+                "fix [llm] api_key or DEVDIGEST_LLM_API_KEY"
             ) from exc
         except openai.APIError as exc:
             raise LLMError(
