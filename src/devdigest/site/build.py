@@ -97,8 +97,10 @@ def build_site(
     base_url: str | None = None,
     on_page: Callable[[str], None] | None = None,
 ) -> BuildReport:
-    """Publish every report of ``store`` into ``out`` (default ``config.site_out``)."""
+    """Publish every report of ``store`` into ``out`` (default ``config.site_out``); feed links
+    are absolute under ``base_url`` (default ``config.site_url``), else relative."""
     heads = [ReportHead.from_json(raw) for raw in store.report_json()]
+    base_url = base_url or config.site_url
     return build_from_reports(heads, config, out or config.site_out, fmt, base_url, on_page)
 
 
