@@ -129,7 +129,7 @@ def execute(
     with run_lock(store, wait_lock):
         previous = last_run(store)
         close_abandoned_runs(store)
-        run_id = start_run(store, command, now)
+        run_id = start_run(store, command)
         result, status = RunResult([]), "interrupted"
         try:
             plans, failed = _plan_all(projects, planner)
