@@ -3,7 +3,6 @@ a failing project, the site."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -136,5 +135,9 @@ def test_backfill_writes_every_day_with_one_sync(env, tmp_path):
     server.reset_log()
     assert run_cli(config, db, server.url, *args) == 0  # already written: nothing to do
     assert server.requests == []
-    index = json.loads((tmp_path / "site" / "index.json").read_text("utf-8"))
-    assert index
+    # the charts end at the latest report, not at the wall clock (months later)
+    home = (tmp_path / "site" / "index.html").read_text("utf-8")
+    spark = home[home.index('<svg class="spark"') : home.index("</svg>", home.index("spark"))]
+    assert spark.count("<rect") == 3  # the last three of its 30 days have reports
+    page = (tmp_path / "site" / "acme" / "alpha" / "index.html").read_text("utf-8")
+    assert page.count("<circle") == 3 * 3  # three series, three days
