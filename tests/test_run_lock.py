@@ -10,7 +10,7 @@ import pytest
 from devdigest.errors import StoreError
 from devdigest.run.lock import run_lock
 from devdigest.store import open_store
-from devdigest.store.runs import finish_run, start_run
+from devdigest.store.runs import finish_run, last_run, start_run
 from tests.db import database
 
 
@@ -56,3 +56,16 @@ def test_different_stores_do_not_block_each_other(tmp_path):
         run_lock(two),  # would raise if the stores shared a lock
     ):
         assert a != b
+
+
+def test_0004_runs_upgrades_an_existing_store_in_place(tmp_path):
+    with database(tmp_path, "old.sqlite3") as db:
+        with open_store(db) as store, store.transaction() as conn:  # a store from before 0004
+            store.repo_id("o/r", conn)
+            conn.exec_driver_sql("DROP TABLE runs")
+            conn.exec_driver_sql("DELETE FROM schema_migrations WHERE name = '0004_runs'")
+        with open_store(db) as store:
+            assert store.repos() == ["o/r"]  # the data survived
+            run_id = start_run(store, "run")
+            finish_run(store, run_id, "ok", {"projects": []})
+            assert last_run(store)["summary"] == {"projects": []}
