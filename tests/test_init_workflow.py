@@ -50,7 +50,10 @@ def test_the_generated_workflow_is_valid_and_complete(tmp_path, monkeypatch):
     uses = [step.get("uses", "").split("@")[0] for step in steps]
     assert uses.index("actions/cache/restore") < uses.index("actions/cache/save")
     assert "actions/upload-pages-artifact" in uses
+    upload = next(s for s in steps if s.get("id") == "upload")
+    assert upload["if"] == "always() && steps.run.outcome != 'skipped'"  # also after a failure
     deploy = workflow["jobs"]["deploy"]
+    assert deploy["if"] == "always() && needs.report.outputs.site == 'success'"
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     env = workflow["jobs"]["report"]["env"]
     assert env["DEVDIGEST_GITHUB_TOKEN"].startswith("${{ secrets.")

@@ -8,7 +8,7 @@ previous run did not finish cleanly (it may have died before its build), or when
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
@@ -38,7 +38,6 @@ class RunResult:
     outcomes: list[ProjectOutcome]
     site: BuildReport | None = None
     site_error: str | None = None
-    notes: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
