@@ -17,7 +17,7 @@ PROJECTS = {  # repo → (tz, cutoff, window kind); every cutoff is 03:24 UTC or
 }
 
 
-def datasets(keep_every: int = 6) -> list[Dataset]:
+def datasets(keep_every: int = 10) -> list[Dataset]:
     """Three seeded repositories (a busy last day, three lighter days before it), thinned to
     every ``keep_every``-th item so that the tests stay fast."""
     return [

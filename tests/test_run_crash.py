@@ -27,7 +27,7 @@ ENTRY = "import sys; from devdigest.cli import main; sys.exit(main(sys.argv[1:])
 
 @pytest.fixture(scope="module")
 def server():
-    with FakeGitHub(datasets(keep_every=10)[:2]) as gh:
+    with FakeGitHub(datasets()[:2]) as gh:
         yield gh
 
 
