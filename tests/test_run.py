@@ -10,6 +10,7 @@ import pytest
 from devdigest.github import sync as gh_sync
 from devdigest.store import open_store
 from devdigest.store.runs import last_run
+from tests.db import database
 from tests.fakes.github_server import FakeClock, FakeGitHub
 from tests.fakes.oracle import expected
 from tests.run_case import END, datasets, run_cli, write_config
@@ -42,8 +43,8 @@ def env(monkeypatch, tmp_path, sets):
     monkeypatch.setenv("DEVDIGEST_GITHUB_TOKEN", TOKEN)
     monkeypatch.setitem(gh_sync.CLIENT_OVERRIDES, "clock", clock.now)
     monkeypatch.setitem(gh_sync.CLIENT_OVERRIDES, "sleeper", clock.sleep)
-    with FakeGitHub(sets, clock=clock, tokens={TOKEN}) as server:
-        yield server, clock, str(tmp_path / "store.sqlite3")
+    with FakeGitHub(sets, clock=clock, tokens={TOKEN}) as server, database(tmp_path) as db:
+        yield server, clock, db  # SQLite, or PostgreSQL with DEVDIGEST_TEST_DATABASE_URL
 
 
 def stored(db: str) -> dict[str, list[tuple[datetime, datetime, str]]]:
