@@ -135,6 +135,47 @@ _TARGET_NEEDS: dict[str, tuple[str, ...]] = {
 }
 
 
+class Schedule(_Strict):
+    """When a project's reports fall due (``devdigest run``); see docs/configuration.md."""
+
+    cutoff: str = "00:00"  # local time (the project's tz) at which each window ends
+    window: str = "day"  # a kind of devdigest.run.windows.WINDOW_KINDS: day (calendar) or 24h
+    langs: list[str] = Field(default_factory=lambda: ["zh"])
+    writer: str = "auto"  # auto | offline | llm
+
+    @field_validator("cutoff")
+    @classmethod
+    def _hh_mm(cls, value: str) -> str:
+        if value == "midnight":
+            return "00:00"
+        if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", value):
+            raise ValueError("cutoff must be HH:MM in the project's tz, e.g. '11:24' or '00:00'")
+        return value
+
+    @field_validator("window")
+    @classmethod
+    def _known_window(cls, value: str) -> str:
+        from devdigest.run.windows import WINDOW_KINDS
+
+        if value not in WINDOW_KINDS:
+            raise ValueError(f"window must be one of {', '.join(WINDOW_KINDS)}")
+        return value
+
+    @field_validator("langs")
+    @classmethod
+    def _known_langs(cls, value: list[str]) -> list[str]:
+        if not value or any(lang not in ("zh", "en") for lang in value):
+            raise ValueError("langs must list zh and/or en, e.g. ['zh', 'en']")
+        return list(dict.fromkeys(value))
+
+    @field_validator("writer")
+    @classmethod
+    def _known_writer(cls, value: str) -> str:
+        if value not in ("auto", "offline", "llm"):
+            raise ValueError("writer must be auto, offline or llm")
+        return value
+
+
 class Project(_Strict):
     repo: str
     name: str | None = None
@@ -143,6 +184,7 @@ class Project(_Strict):
     categories: list[Rule] | None = None  # None: the built-in categories
     llm: LLMSettings | None = None
     notify: list[str] = Field(default_factory=list)  # names of [[targets]] to message
+    schedule: Schedule | None = None  # None: the top-level [schedule]
 
     @field_validator("repo")
     @classmethod
@@ -178,8 +220,9 @@ class Config(_Strict):
     # lang_suffix is "" for site_lang and ".LANG" otherwise (2026-03-12.html, 2026-03-12.en.html).
     site_path_pattern: str = "{owner}/{repo}/{date}{lang_suffix}.html"
     site_lang: str = "zh"  # the site's main language: no path suffix, used for home/project pages
-    site_url: str | None = None  # where the site is published; makes message links absolute
+    site_url: str | None = None  # the site's public URL: feed and message links become absolute
     targets: list[NotifyTarget] = Field(default_factory=list)  # notification destinations
+    schedule: Schedule = Field(default_factory=Schedule)  # default for every project
     projects: list[Project] = Field(default_factory=list)
     categories: list[Rule] = Field(default_factory=list)
     llm: LLMSettings = Field(default_factory=LLMSettings)
@@ -211,6 +254,12 @@ class Config(_Strict):
         if project.llm is None:
             return self.llm
         return self.llm.model_copy(update=project.llm.model_dump(exclude_unset=True))
+
+    def schedule_for(self, project: Project) -> Schedule:
+        """The top-level schedule overlaid by the project's own."""
+        if project.schedule is None:
+            return self.schedule
+        return self.schedule.model_copy(update=project.schedule.model_dump(exclude_unset=True))
 
     def redacted(self) -> dict[str, Any]:
         """The effective configuration with secrets replaced, for ``config show``, and the
@@ -258,6 +307,7 @@ _ENV = {  # setting → environment variables, first found wins
     "github_token": ("DEVDIGEST_GITHUB_TOKEN", "GITHUB_TOKEN"),
     "github_graphql": ("DEVDIGEST_GITHUB_GRAPHQL",),
     "out": ("DEVDIGEST_OUT",),
+    "site_url": ("DEVDIGEST_SITE_URL",),
 }
 _LLM_ENV = {
     "base_url": ("DEVDIGEST_LLM_BASE_URL", "OPENAI_BASE_URL"),

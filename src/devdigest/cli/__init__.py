@@ -46,9 +46,9 @@ def cli(ctx: click.Context, config_path: str | None, db: str | None, github_api_
 
 
 def _register() -> None:
-    from devdigest.cli import config_cmd, notify, report, site, sync
+    from devdigest.cli import config_cmd, init_cmd, notify, report, run, site, sync
 
-    for module in (sync, report, site, config_cmd, notify):
+    for module in (sync, report, run, site, config_cmd, init_cmd, notify):
         module.register(cli)
 
 

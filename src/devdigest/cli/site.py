@@ -27,7 +27,11 @@ def site_group() -> None:
     show_default=True,
     help="html: a complete site; jekyll: Markdown + front matter for a Jekyll site.",
 )
-@click.option("--base-url", metavar="URL", help="Public URL of the site, for absolute feed links.")
+@click.option(
+    "--base-url",
+    metavar="URL",
+    help="Public URL of the site, for absolute feed links [default: site_url].",
+)
 @click.pass_obj
 def build_cmd(app, out: str | None, fmt: str, base_url: str | None) -> None:
     """Build every report in the store, all projects (atomic, incremental)."""

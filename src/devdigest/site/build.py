@@ -111,7 +111,8 @@ def build_site(
     base_url: str | None = None,
     on_page: Callable[[str], None] | None = None,
 ) -> BuildReport:
-    """Publish every report of ``store`` into ``out`` (default ``config.site_out``)."""
+    """Publish every report of ``store`` into ``out`` (default ``config.site_out``); feed links
+    are absolute under ``base_url`` (default ``config.site_url``), else relative."""
     heads = []
     unreadable = 0
     for raw in store.report_json():
@@ -119,6 +120,7 @@ def build_site(
             heads.append(ReportHead.from_json(raw))
         except ValidationError:  # a damaged row must not take the whole site down
             unreadable += 1
+    base_url = base_url or config.site_url
     report = build_from_reports(heads, config, out or config.site_out, fmt, base_url, on_page)
     report.unreadable = unreadable
     return report

@@ -171,6 +171,19 @@ deliveries = sa.Table(  # one row per (project, kind, window, language, target):
     ),
 )
 
+runs = sa.Table(  # one row per `devdigest run` / `backfill`: what ran, and whether it finished
+    "runs",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("command", sa.String(20), nullable=False),
+    sa.Column("started_at", UTCDateTime, nullable=False),
+    sa.Column("finished_at", UTCDateTime),
+    sa.Column("status", sa.String(20), nullable=False),  # running | ok | failed | interrupted
+    sa.Column("host", sa.String(200), nullable=False),
+    sa.Column("pid", sa.Integer, nullable=False),
+    sa.Column("summary", sa.JSON, nullable=False),  # per project: windows, reports, error
+)
+
 schema_migrations = sa.Table(
     "schema_migrations",
     metadata,
@@ -203,10 +216,15 @@ def _deliveries(conn: Connection) -> None:
     deliveries.create(conn, checkfirst=True)
 
 
+def _runs(conn: Connection) -> None:
+    runs.create(conn, checkfirst=True)
+
+
 # Ordered, named steps; append new ones, never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_initial", _initial),
     ("0002_lookup_indexes", _lookup_indexes),
+    ("0004_runs", _runs),
     ("0006_deliveries", _deliveries),
 ]
 
