@@ -33,7 +33,9 @@ def test_the_generated_workflow_is_valid_and_complete(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "devdigest.toml").write_text(
         '[[projects]]\nrepo = "vllm-project/vllm"\ntz = "Asia/Shanghai"\n'
-        '[projects.schedule]\ncutoff = "11:24"\n'
+        'notify = ["team"]\n[projects.schedule]\ncutoff = "11:24"\n'
+        '[[targets]]\nname = "team"\ntype = "feishu"\nurl_env = "FEISHU_URL"\n'
+        'secret_env = "FEISHU_SECRET"\n'
     )
     monkeypatch.setenv("DEVDIGEST_CONFIG", str(tmp_path / "devdigest.toml"))
     assert main(["init", "github-actions", "--install", "devdigest[postgres]==0.1.0"]) == 0
@@ -57,6 +59,8 @@ def test_the_generated_workflow_is_valid_and_complete(tmp_path, monkeypatch):
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     env = workflow["jobs"]["report"]["env"]
     assert env["DEVDIGEST_GITHUB_TOKEN"].startswith("${{ secrets.")
+    assert env["FEISHU_URL"] == "${{ secrets.FEISHU_URL }}"  # notification secrets, by name
+    assert env["FEISHU_SECRET"] == "${{ secrets.FEISHU_SECRET }}"
     assert main(["init", "github-actions"]) == 1  # never overwrites without --force
 
 

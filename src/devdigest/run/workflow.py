@@ -53,4 +53,12 @@ def render_workflow(
         install=json.dumps(f"python -m pip install {shlex.quote(install)}"),
         python=f"{sys.version_info.major}.{sys.version_info.minor}",
         site=json.dumps(site),
+        secrets=notification_secrets(config),
     )
+
+
+def notification_secrets(config: Config) -> list[str]:
+    """The environment variables the notification targets read, passed from repository secrets."""
+    fields = ("url_env", "secret_env", "token_env", "password_env")
+    names = {getattr(target, name) for target in config.targets for name in fields}
+    return sorted(name for name in names if name)
