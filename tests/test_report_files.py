@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from devdigest.cli import main
+from devdigest.config import Config, Project, Schedule
 from devdigest.models import DailyReport
 from devdigest.report import report_path
 from devdigest.site import build_from_reports
@@ -18,6 +19,7 @@ from tests.site_reports import make_report
 from tests.test_site import small_config
 from tests.test_stats_cli import hard_cases
 
+REPO = "vllm-project/vllm"
 SHANGHAI_DAY = day_window(date(2026, 3, 12), "Asia/Shanghai")
 
 
@@ -32,7 +34,7 @@ def with_window(report: DailyReport, window: Window) -> DailyReport:
     ("window", "day_tz", "stem"),
     [
         (SHANGHAI_DAY, "Asia/Shanghai", "2026-03-12"),
-        (SHANGHAI_DAY, None, "2026-03-12"),  # no project zone: a calendar day in its own zone
+        (SHANGHAI_DAY, None, "2026-03-12T0000+0800_24h"),  # no project known: by window
         (SHANGHAI_DAY, "UTC", "2026-03-12T0000+0800_24h"),  # not the project's day
         (
             Window(
@@ -56,7 +58,18 @@ def with_window(report: DailyReport, window: Window) -> DailyReport:
 )
 def test_file_names(window: Window, day_tz: str | None, stem: str) -> None:
     report = with_window(make_report(lang="en"), window)
-    assert report_path("out", report, "md", day_tz) == Path(f"out/vllm-project/vllm/{stem}.en.md")
+    config = Config(projects=[Project(repo=REPO, tz=day_tz)]) if day_tz else None
+    assert report_path("out", report, "md", config) == Path(f"out/{REPO}/{stem}.en.md")
+
+
+def test_a_projects_scheduled_window_is_named_by_its_date() -> None:
+    start = SHANGHAI_DAY.start + timedelta(hours=11, minutes=24)
+    report = with_window(make_report(lang="zh"), Window(start, start + timedelta(days=1), "UTC"))
+    schedule = Schedule(cutoff="11:24", window="24h")
+    config = Config(projects=[Project(repo=REPO, tz="Asia/Shanghai", schedule=schedule)])
+    assert report_path("out", report, "md", config) == Path(f"out/{REPO}/2026-03-12.zh.md")
+    other = with_window(report, Window(start, start + timedelta(hours=12), "UTC"))
+    assert report_path("out", other, "md", config).name == "2026-03-12T0324+0000_12h.zh.md"
 
 
 def test_two_windows_starting_on_one_date_keep_their_files(tmp_path, capsys) -> None:

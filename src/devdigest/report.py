@@ -153,22 +153,30 @@ def generate_reports(
     return ReportRun(reports, analysis, stats, [note] if note else [])
 
 
+def report_stem(config: Config | None, repo: str, window: Window) -> str:
+    """The date for one of the project's own daily windows (``standard_date``), else the
+    window's ``slug``: two different windows never share a file name."""
+    from devdigest.run.windows import standard_date
+
+    day = standard_date(config, repo, window) if config is not None else None
+    return day.isoformat() if day else window.slug
+
+
 def report_path(
-    out: str | Path, report: DailyReport, suffix: str, day_tz: str | None = None
+    out: str | Path, report: DailyReport, suffix: str, config: Config | None = None
 ) -> Path:
-    """``OUT/OWNER/REPO/<stem>.<lang>.<suffix>``: the stem is the date when the window is the
-    calendar day in ``day_tz`` (the project's zone), else the window (``Window.file_stem``)."""
+    """``OUT/OWNER/REPO/<stem>.<lang>.<suffix>`` (see ``report_stem``)."""
     owner, name = validate_repo(report.repo).split("/", 1)
     info = report.window
-    stem = Window(info.start, info.end, info.tz).file_stem(day_tz)
+    stem = report_stem(config, report.repo, Window(info.start, info.end, info.tz))
     return Path(out) / owner / name / f"{stem}.{report.lang}.{suffix}"
 
 
-def write_files(report: DailyReport, out: str | Path, day_tz: str | None = None) -> list[Path]:
+def write_files(report: DailyReport, out: str | Path, config: Config | None = None) -> list[Path]:
     """The Markdown and JSON files of ``report`` under ``out``; returns their paths."""
     paths = []
     for suffix, text in (("md", render_markdown(report)), ("json", render_json(report))):
-        path = report_path(out, report, suffix, day_tz)
+        path = report_path(out, report, suffix, config)
         tmp = path.with_suffix(path.suffix + ".tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

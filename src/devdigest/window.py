@@ -136,12 +136,6 @@ class Window:
         clock = local.strftime("%H%M%S" if local.second else "%H%M")
         return f"{local:%Y-%m-%d}T{clock}{local:%z}_{duration_label(self.duration)}"
 
-    def file_stem(self, day_tz: str | None = None) -> str:
-        """The date for the calendar day in ``day_tz`` (a project's daily window), else ``slug``:
-        two different windows never share a name."""
-        day = self.calendar_day(day_tz)
-        return day.isoformat() if day else self.slug
-
     def previous(self, days: int = 1) -> Window:
         """The window of the same length ending where this one starts (shifted by whole days)."""
         return Window(self.start - timedelta(days=days), self.end - timedelta(days=days), self.tz)

@@ -88,7 +88,7 @@ def report_cmd(
             echo_notes(run.sync)
             click.echo(summary_line(project.repo, run.sync), err=True)
         for report in run.reports:
-            for path in write_files(report, out or config.out, project.tz):
+            for path in write_files(report, out or config.out, config):
                 click.echo(str(path))
 
 
@@ -120,7 +120,7 @@ def demo_cmd(app, lang: str, out: str | None, seed: int, writer: str) -> None:
                 now=dataset.end,
             )
             for report in run.reports:
-                for path in write_files(report, out or config.out):
+                for path in write_files(report, out or config.out, config):
                     click.echo(str(path))
 
 

@@ -75,7 +75,7 @@ def plan_project(
     """The windows ``project`` needs at ``now`` (``langs`` overrides the schedule's)."""
     schedule = config.schedule_for(project)
     wanted = langs or schedule.langs
-    done = finished_windows(store, project.repo, config.out, project.tz)
+    done = finished_windows(config, store, project.repo)
     due = plan_due_windows(
         schedule.window, project.tz, schedule.cutoff, wanted, now, done, since=since
     )

@@ -13,7 +13,7 @@ from pathlib import Path
 from devdigest.config import Config
 from devdigest.github.sync import Progress, ensure_synced
 from devdigest.models import DailyReport, SyncStats
-from devdigest.report import generate_reports, write_files
+from devdigest.report import generate_reports, report_stem, write_files
 from devdigest.site.build import BuildReport, build_site
 from devdigest.store import Store
 from devdigest.store.runs import WindowKey, stored_windows
@@ -44,7 +44,7 @@ def write_window_reports(
     window = Window(start, end, tz)
     run = generate_reports(config, store, repo, window, langs, writer=writer, no_sync=True, now=now)
     for report in run.reports:
-        write_files(report, config.out)
+        write_files(report, config.out, config)
     return run.reports
 
 
@@ -53,23 +53,23 @@ def publish_site(config: Config, store: Store) -> BuildReport:
     return build_site(store, config, config.site_out)
 
 
-def finished_windows(
-    store: Store, repo: str, out: str | Path, tz: str
-) -> dict[WindowKey, set[str]]:
-    """Stored windows of ``repo`` → languages whose report is stored AND whose files exist.
+def finished_windows(config: Config, store: Store, repo: str) -> dict[WindowKey, set[str]]:
+    """Stored windows of ``repo`` → languages whose report is stored AND whose files exist
+    under ``config.out``.
 
     The store row is written before the files, so a crash between the two leaves a window that
     the next run writes again instead of one without files.
     """
     owner, name = repo.split("/", 1)
+    folder = Path(config.out) / owner / name
+    tz = config.project(repo).tz
     done: dict[WindowKey, set[str]] = {}
     for (start, end), langs in stored_windows(store, repo).items():
-        day = Window(start, end, tz).local_date.isoformat()
-        folder = Path(out) / owner / name
+        stem = report_stem(config, repo, Window(start, end, tz))
         present = {
             lang
             for lang in langs
-            if all((folder / f"{day}.{lang}.{ext}").is_file() for ext in ("md", "json"))
+            if all((folder / f"{stem}.{lang}.{ext}").is_file() for ext in ("md", "json"))
         }
         if present:
             done[(start, end)] = present

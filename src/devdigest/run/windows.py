@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from devdigest.window import Window, resolve_tz
+
+if TYPE_CHECKING:
+    from devdigest.config import Config
 
 WindowKey = tuple[datetime, datetime]  # (start, end) in UTC, as stored with each report
 
@@ -139,3 +142,19 @@ def plan_due_windows(
 
 def _key(window: Window) -> WindowKey:
     return (window.start, window.end)
+
+
+def standard_date(config: Config, repo: str, window: Window) -> date | None:
+    """The local date that names ``window`` when it is one of the project's own daily windows
+    (its schedule's, or the calendar day in its zone), else None: such reports are named by
+    window so that two different windows never share a name."""
+    project = config.project(repo)
+    schedule = config.schedule_for(project)
+    family, at = WINDOW_KINDS[schedule.window], parse_cutoff(schedule.cutoff)
+    scheduled = family.window_ending(window.end, project.tz, at)
+    if (
+        family.last_end(window.end, project.tz, at) == window.end
+        and scheduled.start == window.start
+    ):
+        return window.start.astimezone(resolve_tz(project.tz)).date()
+    return window.calendar_day(project.tz)

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 from devdigest.config import REPO_RE, Config
 from devdigest.errors import ConfigError
 from devdigest.models import Counts, DailyReport, Provenance, Statement, Topic, WindowInfo
+from devdigest.run.windows import standard_date
 from devdigest.window import Window
 
 PATTERN_FIELDS = {"owner", "repo", "date", "year", "month", "lang", "lang_suffix"}
@@ -161,20 +162,20 @@ def collect_layout(reports: list[ReportHead], config: Config) -> SiteLayout:
     for (repo, date), candidates in sorted(days.items()):
         if repo not in projects:  # not configured: named by its reports
             projects[repo] = Project(candidates[0].repo, candidates[0].project or repo)
-        day_tz = config.project(candidates[0].repo).tz
-        chosen = {r.lang: r for r in _one_window(candidates, day_tz)}
+        chosen = {r.lang: r for r in _one_window(candidates, config)}
         projects[repo].days[date] = dict(sorted(chosen.items()))
     ordered = sorted(projects.values(), key=lambda p: (p.name.lower(), p.key))
     return SiteLayout(ordered, check_pattern(config.site_path_pattern), config.site_lang, skipped)
 
 
-def _one_window(reports: list[ReportHead], day_tz: str) -> list[ReportHead]:
-    """The reports of the day's published window: the project's calendar day if there is one,
-    else the window ending last; within it, the latest report of each language."""
+def _one_window(reports: list[ReportHead], config: Config) -> list[ReportHead]:
+    """The reports of the day's published window: the project's own daily window (its
+    schedule's or its calendar day) if there is one, else the window ending last; within it,
+    the latest report of each language."""
 
     def rank(report: ReportHead) -> tuple:
         window = Window(report.window.start, report.window.end, report.window.tz)
-        day = window.calendar_day(day_tz)
+        day = standard_date(config, report.repo, window)
         return (day is not None and day.isoformat() == report.date, window.end, window.start)
 
     best = max(rank(r) for r in reports)
