@@ -1,18 +1,21 @@
 """Key technical changes: merged (or approved, nearly merged) PRs ranked by what they change.
 
 Score = category weight (performance, kernels, models, engine core high; docs and CI alone
-low) + review depth (distinct human reviewers, reviews) + linked issues + stated benchmark
-figures + in-window discussion. Every reason that adds to the score is listed.
+low) + measured impact (figures the PR states, larger ones more) + breadth (models, hardware,
+kernels named) + review depth (distinct human reviewers, reviews) + issues it closes + focus
+relevance + in-window discussion; housekeeping ("Some code simplification", typo, rename) with
+no figure and no fixed issue ranks low. Every reason that adds to the score is listed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from devdigest.analysis.classify import match_rule
 from devdigest.analysis.discussions import DECISIVE_REVIEWS, is_light_review, linked_numbers
-from devdigest.analysis.figures import extract_figures
+from devdigest.analysis.facts import ItemFacts, compute_item_facts
 from devdigest.analysis.types import ChangeCandidate
 from devdigest.config import Rule
 from devdigest.models import CommentRecord, ItemRecord
@@ -37,6 +40,13 @@ CATEGORY_WEIGHTS: tuple[tuple[str, float], ...] = (
 )
 LOW_CATEGORY_FRAGMENTS = ("doc", "ci")  # "Documentation", "CI and build"
 LOW_ONLY_PENALTY = -2.0
+HOUSEKEEPING = re.compile(
+    r"\b(?:simplif\w*|clean[- ]?ups?|refactor\w*|typos?|renam\w*|minor|nits?|tidy|lint\w*|"
+    r"format(?:ting)?|comments?|docstrings?|remove unused|dead code)\b",
+    re.I,
+)
+HOUSEKEEPING_PENALTY = -2.5
+FOCUS_BONUS = 1.5
 BOT_PENALTY = -3.0
 NEARLY_MERGED_PENALTY = -1.0
 
@@ -114,13 +124,16 @@ def score_change(
     window: Window,
     repo: str | None = None,
     nearly_merged: bool = False,
+    facts: ItemFacts | None = None,
+    focus: Iterable[Rule] = (),
 ) -> ChangeCandidate:
     """``comments`` are all the PR's stored comments and reviews up to the window's end."""
     human = [c for c in comments if not c.is_bot and c.created_at < window.end]
+    facts = facts or compute_item_facts(item, human, repo)
     reviews = [c for c in human if c.kind == "review" and not is_light_review(c)]
     reviewers = {c.author for c in human if c.kind != "issue_comment"} - {item.author}
     approvals = {c.author for c in reviews if c.review_state == "APPROVED"} - {item.author}
-    figures = extract_figures(item.body)
+    figures = [f for f in facts.figures if f.source.comment_id is None]
     linked = linked_numbers(item.body, repo, exclude=item.number)
     talk = sum(1 for c in human if window.contains(c.created_at) and not is_light_review(c))
     score, reasons = 0.0, []
@@ -128,17 +141,33 @@ def score_change(
     if category is not None:
         score += weight
         reasons.append(f"category {category}")
+    impact = measured_impact(figures)
+    if figures:
+        score += 2.0 + impact
+        reasons.append("states figures")
+    named = facts.names("models") + facts.names("hardware") + facts.names("kernels")
+    if named:
+        score += 0.5 * min(len(named), 4)
+        reasons.append("names " + ", ".join(named[:4]))
     if reviewers:
         score += min(len(reviewers), 4) + 0.25 * min(len(reviews), 8)
         reasons.append(f"{len(reviewers)} reviewers")
     if approvals:
         reasons.append(f"{len(approvals)} approvals")
-    if linked:
-        score += min(len(linked), 2)
+    fixes = facts.targets("fixes")
+    if fixes:
+        score += 1.5 * min(len(fixes), 2)
+        reasons.append("fixes " + ", ".join(f"#{n}" for n in fixes[:3]))
+    elif linked:
+        score += 0.5 * min(len(linked), 2)
         reasons.append("links " + ", ".join(f"#{n}" for n in linked[:3]))
-    if figures:
-        score += 2.0
-        reasons.append("states figures")
+    relevant = [rule.name for rule in focus if match_rule(item, rule)]
+    if relevant:
+        score += FOCUS_BONUS
+        reasons.append("focus " + ", ".join(relevant))
+    if is_housekeeping(item) and not figures and not fixes:
+        score += HOUSEKEEPING_PENALTY
+        reasons.append("housekeeping")
     if talk:
         score += min(talk, 10) * 0.2
     if item.is_bot:
@@ -151,12 +180,46 @@ def score_change(
         item=item,
         score=round(score, 3),
         reasons=reasons,
-        figures=figures,
+        figures=[f.text for f in figures],
         linked=linked,
         reviews=len(reviews),
         comments=sorted(human, key=lambda c: (c.created_at, c.id)),
         nearly_merged=nearly_merged,
+        facts=facts,
     )
+
+
+def measured_impact(figures: Iterable) -> float:
+    """0–2: the largest stated change (6% → 0.6, 1.8x → 2)."""
+    best = 0.0
+    for figure in figures:
+        size = figure_size(figure)
+        best = max(best, min(size / 10.0, 2.0))
+    return round(best, 3)
+
+
+def figure_size(figure) -> float:
+    """The relative change a figure states, in percent (0 when unknown)."""
+    number = _number(figure.value)
+    if number is None:
+        return 0.0
+    if figure.unit == "%":
+        return abs(number)
+    if figure.unit == "x":
+        return abs(number - 1.0) * 100 if number >= 1 else (1 / max(number, 0.01) - 1) * 100
+    base = _number(figure.baseline or "")
+    if base:
+        return abs(number - base) / base * 100
+    return 0.0
+
+
+def _number(text: str) -> float | None:
+    match = re.search(r"\d+(?:[.,]\d+)?", text)
+    return float(match.group(0).replace(",", "")) if match else None
+
+
+def is_housekeeping(item: ItemRecord) -> bool:
+    return bool(HOUSEKEEPING.search(item.title))
 
 
 def compute_changes(
@@ -166,11 +229,16 @@ def compute_changes(
     window: Window,
     limit: int = 8,
     repo: str | None = None,
+    facts: Mapping[int, ItemFacts] | None = None,
+    focus: Iterable[Rule] = (),
 ) -> list[ChangeCandidate]:
     """PRs merged in the window, plus nearly merged ones (flagged), best first.
 
-    ``items``: the window's items; ``comments``: number → the item's comments up to the end.
+    ``items``: the window's items; ``comments``: number → the item's comments up to the end;
+    ``facts``: facts already computed (the rest are computed here); ``focus``: focus rules.
     """
+    facts = facts or {}
+    focus = list(focus)
     candidates = []
     for item in items:
         rows = comments.get(item.number, [])
@@ -180,6 +248,9 @@ def compute_changes(
             nearly = True
         else:
             continue
-        candidates.append(score_change(item, rows, rules, window, repo, nearly))
+        known = facts.get(item.number)
+        candidates.append(
+            score_change(item, rows, rules, window, repo, nearly, facts=known, focus=focus)
+        )
     candidates.sort(key=lambda c: (-c.score, c.nearly_merged, -c.item.number))
     return candidates[:limit]
