@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-
 from typing import TYPE_CHECKING
 
 from devdigest.config import Project, Rule
@@ -13,6 +12,7 @@ from devdigest.window import Window
 
 if TYPE_CHECKING:  # the facts layer imports classify, which imports these types
     from devdigest.analysis.facts.types import ItemFacts
+    from devdigest.analysis.storylines import Storyline
 
 
 @dataclass
@@ -101,3 +101,5 @@ class WindowAnalysis:
     history_days: int  # how many previous days of stored data the trends compare with
     data_fetched_at: datetime | None = None
     github_requests: int = 0
+    facts: dict[int, ItemFacts] = field(default_factory=dict)  # per window item, by number
+    storylines: list[Storyline] = field(default_factory=list)  # ranked

@@ -23,7 +23,8 @@ from devdigest.models import (
 from devdigest.writers.common import Context, item_link, short_title
 from devdigest.writers.extract import first_sentence
 from devdigest.writers.phrases import PHRASES, join_list, phrase, signal_name
-from devdigest.writers.threads import write_discussions, write_key_changes, write_watch
+from devdigest.writers.readings import write_key_changes, write_watch
+from devdigest.writers.threads import write_discussions
 
 LANGS = ("zh", "en")
 MAX_SUMMARY = 5

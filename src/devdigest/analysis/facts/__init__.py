@@ -90,12 +90,16 @@ def compute_item_facts(
     collect.read(body, Source(number, None, "body", 0, 0))
     human = [c for c in comments if not c.is_bot and c.number == number]
     for comment in human:
-        collect.read(parse_document(comment.body or ""), Source(number, comment.id, "comment", 0, 0))
+        collect.read(
+            parse_document(comment.body or ""), Source(number, comment.id, "comment", 0, 0)
+        )
     lists = collect.lists
     sections = _sections(body, number)
     return ItemFacts(
         number=number,
-        figures=tuple(_unique(lists["figures"], lambda f: (f.metric, f.value.strip("~+ "), f.baseline))),
+        figures=tuple(
+            _unique(lists["figures"], lambda f: (f.metric, f.value.strip("~+ "), f.baseline))
+        ),
         models=tuple(_unique(lists["models"], lambda m: m.name.casefold())),
         hardware=tuple(_unique(lists["hardware"], lambda m: m.name)),
         kernels=tuple(_unique(lists["kernels"], lambda m: m.name)),
@@ -135,7 +139,9 @@ def _components(item: ItemRecord, comments: list[CommentRecord]) -> list[Mention
             found.append(Mention("component", tag, "title tag", title))
     for label in item.labels:
         if label.casefold() not in generic:
-            found.append(Mention("component", label, "label", Source(item.number, None, "labels", 0, 0)))
+            found.append(
+                Mention("component", label, "label", Source(item.number, None, "labels", 0, 0))
+            )
     for c in comments:
         if c.path:
             where = Source(item.number, c.id, "path", 0, len(c.path))
@@ -156,5 +162,7 @@ def _sections(doc: Document, number: int) -> list[Section]:
         prose = " ".join(s.text for s in parts if s.kind != "code")
         start = segment.offsets[0] if segment.offsets else 0
         end = (parts[-1].offsets[-1] + 1) if parts and parts[-1].offsets else start
-        out[name] = Section(name, segment.text, " ".join(prose.split()), Source(number, None, "body", start, end))
+        out[name] = Section(
+            name, segment.text, " ".join(prose.split()), Source(number, None, "body", start, end)
+        )
     return list(out.values())  # fmt: skip

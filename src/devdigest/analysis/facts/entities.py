@@ -4,6 +4,7 @@ signatures, out-of-proportion memory figures, relations to other items, template
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from devdigest.analysis.facts.text import Segment
 from devdigest.analysis.facts.types import (
@@ -14,9 +15,10 @@ from devdigest.analysis.facts.types import (
     Source,
     Symptom,
 )
-from devdigest.analysis.facts.vocabulary import vocabulary
+from devdigest.analysis.facts.vocabulary import group_name, vocabulary
 
-_NAME_TAIL = re.compile(r"[A-Za-z0-9_.]*(?:[-_/][A-Za-z0-9_.]+)*")
+# "Qwen3.5-0.8B", "Qwen/Qwen3-8B", "Llama 3.3 70B": separators, or a space before a digit
+_NAME_TAIL = re.compile(r"[A-Za-z0-9_.]*(?:[-_/][A-Za-z0-9_.]+|\s(?=\d)[A-Za-z0-9_.]+)*")
 _PARAMS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?B(?![a-z])", re.I)
 _ALLOC = re.compile(
     r"(?:allocat\w*|tried\s+to\s+allocate|trying\s+to\s+allocate|request(?:ed|s|ing)?|"
@@ -41,7 +43,9 @@ _RELATIONS = [
 ]
 _RELATION = [(kind, re.compile(p, re.I)) for kind, p in _RELATIONS]
 _REPRO = re.compile(
-    r"(?:python3?|vllm serve|vllm bench|pytest|lm_eval|curl|docker run|torchrun)\b", re.I
+    r"\b(?:python3?\s+(?:-m\s+\S+|\S+\.py)|vllm\s+(?:serve|bench)|pytest|lm_eval|curl|"
+    r"docker\s+run|torchrun|pip\s+install)\b",
+    re.I,
 )
 
 
@@ -52,17 +56,16 @@ def _source(segment: Segment, base: Source, start: int, end: int) -> Source:
 
 def find_models(segment: Segment, base: Source) -> list[Mention]:
     out = []
-    for family, pattern in vocabulary().models:
-        for match in pattern.finditer(segment.text):
-            tail = _NAME_TAIL.match(segment.text, match.end())
-            end = tail.end() if tail else match.end()
-            name = segment.text[match.start() : end].rstrip(".-_/")
-            name = name.rsplit("/", 1)[-1] if "/" in name else name
-            params = _PARAMS.search(name)
-            size = float(params.group(1)) if params else None
-            out.append(
-                Mention("model", name, family, _source(segment, base, match.start(), end), size)
-            )
+    pattern, families = vocabulary().models
+    for match in pattern.finditer(segment.text):
+        family = group_name(match, families)
+        tail = _NAME_TAIL.match(segment.text, match.end())
+        end = tail.end() if tail else match.end()
+        name = segment.text[match.start() : end].rstrip(".-_/")
+        name = name.rsplit("/", 1)[-1] if "/" in name else name
+        params = _PARAMS.search(name)
+        size = float(params.group(1)) if params else None
+        out.append(Mention("model", name, family, _source(segment, base, match.start(), end), size))
     return out
 
 
@@ -72,28 +75,34 @@ def find_hardware(segment: Segment, base: Source) -> list[Mention]:
     for match in vocab.hardware.finditer(segment.text):
         written = match.group(1)
         folded = written.casefold().replace(" ", "")
-        name = vocab.canonical_hardware.get(folded, written.lower() if folded.startswith("gfx") else written)
+        name = vocab.canonical_hardware.get(
+            folded, written.lower() if folded.startswith("gfx") else written
+        )
         vendor = vocab.vendors.get(name.casefold(), "AMD" if folded.startswith("gfx") else "")
         out.append(Mention("hardware", name, vendor, _source(segment, base, *match.span())))
     return out  # fmt: skip
 
 
 def find_kernels(segment: Segment, base: Source) -> list[Mention]:
+    pattern, names = vocabulary().kernels
     out = []
-    for name, pattern in vocabulary().kernels:
-        for match in pattern.finditer(segment.text):
-            out.append(Mention("kernel", name, name, _source(segment, base, *match.span())))
+    for match in pattern.finditer(segment.text):
+        name = group_name(match, names)
+        out.append(Mention("kernel", name, name, _source(segment, base, *match.span())))
     return out
 
 
 def find_symptoms(segment: Segment, base: Source) -> list[Symptom]:
-    out = []
-    for kind, weight, pattern in vocabulary().symptoms:
-        match = pattern.search(segment.text)
-        if match:
+    vocab = vocabulary()
+    pattern, kinds = vocab.symptoms
+    found: dict[str, Symptom] = {}
+    for match in pattern.finditer(segment.text):
+        kind = group_name(match, kinds)
+        if kind not in found:
             words = " ".join(match.group(0).split())
-            out.append(Symptom(kind, words, weight, _source(segment, base, *match.span())))
-    return out
+            where = _source(segment, base, *match.span())
+            found[kind] = Symptom(kind, words, vocab.weights[kind], where)
+    return list(found.values())
 
 
 def find_errors(segment: Segment, base: Source) -> list[ErrorSignature]:
@@ -121,9 +130,11 @@ def with_model_size(resources: list[ResourceFigure], models: list[Mention]) -> l
     model = sized[0]
     weights_gb = 2.0 * (model.params_b or 1.0)
     return [
-        ResourceFigure(r.amount_gb, r.text, r.source, model.name, model.params_b, round(r.amount_gb / weights_gb, 1))
+        replace(
+            r, model=model.name, params_b=model.params_b, ratio=round(r.amount_gb / weights_gb, 1)
+        )
         for r in resources
-    ]  # fmt: skip
+    ]
 
 
 def find_relations(segment: Segment, base: Source, repo: str | None) -> list[Relation]:
@@ -144,8 +155,8 @@ def find_relations(segment: Segment, base: Source, repo: str | None) -> list[Rel
 
 
 def is_reproduction(segment: Segment) -> bool:
-    """A command or script that reproduces the problem."""
-    return segment.kind == "code" and bool(_REPRO.search(segment.text))
+    """A command or script that reproduces the problem (environment dumps aside)."""
+    return "environment" not in segment.section and bool(_REPRO.search(segment.text))
 
 
 def component_of_path(path: str) -> str:

@@ -37,9 +37,12 @@ _ZH_VERB = r"(?:提升|提高|增加|加快|降低|减少|下降|缩短)"
 _UP_WORDS = ("higher", "more", "increase", "gain", "boost", "rais", "faster", "speed", "acceler")
 _DOWN_WORDS = ("lower", "less", "decrease", "reduc", "cut", "drop", "shrink", "sav", "slower")
 _ZH_UP, _ZH_DOWN = ("提升", "提高", "增加", "加快"), ("降低", "减少", "下降", "缩短")
-_BEFORE = re.compile(r"\b(?:before|baseline|base|main|original|old|w/o|without|default|ref)\b|前", re.I)
+_BEFORE = re.compile(
+    r"\b(?:before|baseline|base|main|original|old|w/o|without|default|ref)\b|前", re.I
+)
 _AFTER = re.compile(r"\b(?:after|this\s+pr|pr|new|ours|with|w/|optimi[sz]ed|patched)\b|后", re.I)
 _CHANGE = re.compile(r"\b(?:speed-?up|improvement|change|diff|delta|gain)\b|提升|变化", re.I)
+_DIGIT = re.compile(r"\d")
 _CELL_VALUE = re.compile(rf"({_PCT}|{_MULT}|{_NUM})\s?({_UNIT})?", re.I)
 
 
@@ -55,13 +58,19 @@ def _patterns() -> re.Pattern[str]:
         # "reduces latency by 15%", "improves Output token throughput (tok/s) by ~6%"
         rf"(?:(?P<m3>{m})\s+(?:is\s+|was\s+)?)?(?P<d3>{_VERB})\s+(?:the\s+)?"
         rf"(?P<w3>(?:[\w/().-]+\s+){{0,5}}?)by\s+{_ABOUT}(?P<v3>{_PCT}|{_MULT})",
-        # "from 1200 to 1450 tok/s", "TTFT 120→95 ms", "TTFT: 35 ms -> 29 ms"
-        rf"(?:(?P<m4>{m})\s*:?\s+)?(?:from\s+)?(?P<b4>{_NUM})\s?(?:{_UNIT}\s?)?"
-        rf"(?:->|→|=>|\s+to\s+)\s?(?P<v4>{_NUM})\s?(?P<u4>{_UNIT})(?![\w/])",
+        # "from 1200 to 1450 tok/s", "TTFT 120→95 ms", "TTFT: 35 ms -> 29 ms", "GSM8K: 0.951 -> 0.953"
+        rf"(?:(?P<m4>{m})\s*:?\s+)?(?P<from>from\s+)?(?P<b4>{_NUM})\s?(?:{_UNIT}\s?)?"
+        rf"(?:->|→|=>|\s+to\s+)\s?(?P<v4>{_NUM})\s?(?P<u4>{_UNIT})?(?![\w/])",
         # "speedup of 1.8x"
         rf"(?P<m5>speed-?up)\s+(?:of\s+)?{_ABOUT}(?P<v5>{_MULT})",
         # "吞吐提升 6%", "延迟降低约 15%"
         rf"(?P<m6>{m})\s*(?P<d6>{_ZH_VERB})了?\s*(?:约|~)?\s*(?P<v6>{_NUM}\s?(?:%|倍|x))",
+        # "显存占用从 61 GB 降到 47 GB"
+        rf"(?P<m7>{m})\s*从\s*(?P<b7>{_NUM})\s?(?:{_UNIT})?\s*(?:{_ZH_VERB}|降|升)?[到至]\s*"
+        rf"(?P<v7>{_NUM})\s?(?P<u7>{_UNIT})?",
+        # "gsm8k: 0.912 before and 0.913 after"
+        rf"(?P<b8>{_NUM})\s?(?:{_UNIT})?\s+before\s*(?:and|,|/|vs\.?)\s*(?P<v8>{_NUM})\s?"
+        rf"(?P<u8>{_UNIT})?\s+after",
     ]
     return re.compile("|".join(f"(?:{f})" for f in forms), re.I)
 
@@ -87,6 +96,8 @@ def figure_texts(text: str) -> list[str]:
 def _prose_figures(segment: Segment, source: Source) -> list[Figure]:
     out: list[Figure] = []
     text, last_end = segment.text, -1
+    if not _DIGIT.search(text) or not vocabulary().any_metric.search(text):
+        return out
     for match in _patterns().finditer(text):
         if match.start() < last_end:
             continue
@@ -110,6 +121,13 @@ def _close_paren(text: str, end: int, phrase: str) -> int:
 
 def _figure(match: re.Match[str], text: str) -> dict | None:
     g = {k: v for k, v in match.groupdict().items() if v}
+    for n in "78":  # the Chinese from-to and the before/after forms read like "from … to"
+        if f"v{n}" in g:
+            g |= {"v4": g[f"v{n}"], "b4": g[f"b{n}"], "from": "from"}
+            g |= {"u4": g[f"u{n}"]} if f"u{n}" in g else {}
+            g |= {"m4": g[f"m{n}"]} if f"m{n}" in g else {}
+    if "v4" in g and not ("u4" in g or "m4" in g or "from" in g):
+        return None  # "1.2.3 -> 1.2.4": a bare pair of numbers needs a unit or a metric
     value = next((g[k] for k in ("v1", "v2", "v3", "v4", "v5", "v6") if k in g), "")
     metric_text = next((g[k] for k in ("m1", "m2", "m3", "m4", "m5", "m6") if k in g), "")
     if not metric_text and "w3" in g:
@@ -128,7 +146,7 @@ def _figure(match: re.Match[str], text: str) -> dict | None:
         lower = metric in vocabulary().lower_is_better
         direction = "up" if (direction == "better") != lower else "down"
     baseline = g.get("b4")
-    return {"metric": metric, "value": value, "unit": unit, "direction": direction, "baseline": baseline}  # fmt: skip
+    return dict(metric=metric, value=value, unit=unit, direction=direction, baseline=baseline)
 
 
 def _unit_of(value: str) -> str:
@@ -181,9 +199,12 @@ def _table_figures(table: Table, source: Source) -> list[Figure]:
     after = _column(heads, _AFTER, exclude=before)
     change = _column(heads, _CHANGE)
     if before is not None and after is not None:
-        return [f for row in table.rows if (f := _row_figure(row, heads, before, after, change, source))]
+        return [
+            f for row in table.rows if (f := _row_figure(row, heads, before, after, change, source))
+        ]
     labels = [row[0].text if row else "" for row in table.rows]
-    before_row, after_row = _column(labels, _BEFORE), _column(labels, _AFTER, exclude=_column(labels, _BEFORE))
+    before_row = _column(labels, _BEFORE, first=0)
+    after_row = _column(labels, _AFTER, exclude=before_row, first=0)
     if before_row is None or after_row is None:
         return []
     out = []
@@ -197,9 +218,13 @@ def _table_figures(table: Table, source: Source) -> list[Figure]:
     return out  # fmt: skip
 
 
-def _column(cells: list[str], pattern: re.Pattern[str], exclude: int | None = None) -> int | None:
+def _column(
+    cells: list[str], pattern: re.Pattern[str], exclude: int | None = None, first: int = 1
+) -> int | None:
+    """The first of ``cells`` (from index ``first``) that ``pattern`` finds words in."""
     return next(
-        (i for i, text in enumerate(cells) if i and i != exclude and pattern.search(text)), None
+        (i for i, text in enumerate(cells) if i >= first and i != exclude and pattern.search(text)),
+        None,
     )
 
 
@@ -228,7 +253,7 @@ def _cell_figure(metric, before_text, cell: Segment, unit_text, context, source)
         unit=unit,
         direction=_compare(before_match.group(1), after_match.group(1)),
         baseline=before_match.group(0).strip(),
-        text=f"{context or metric}: {before_match.group(0).strip()} → {after_match.group(0).strip()}",
+        text=f"{context or metric}: {before_match.group(0).strip()} → {after_match.group(0).strip()}",  # noqa: E501
         source=Source(source.number, source.comment_id, source.field, s, e),
         context=context,
     )

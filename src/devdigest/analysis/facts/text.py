@@ -132,6 +132,8 @@ class _Walk:
     def inline(self, token: Token) -> None:
         text, offsets = self.plain(token)
         kind, self.kind = self.kind, "text"
+        if kind == "cell" and self.row is not None and not text.strip():
+            self.row.append(Segment("", (), "cell", self.section))  # keeps the columns aligned
         if not text.strip():
             return
         if kind == "heading" or (kind == "text" and _is_bold_line(token)):

@@ -23,17 +23,30 @@ def _named(table: dict[str, list[str]]) -> list[tuple[str, re.Pattern[str]]]:
     ]
 
 
+def _grouped(table: dict[str, list[str]], after: str = "") -> tuple[re.Pattern[str], list[str]]:
+    """One pattern for a whole table: group ``g{i}`` matched means the i-th name was found."""
+    names = list(table)
+    parts = [f"(?P<g{i}>{_alternation(table[name])})" for i, name in enumerate(names)]
+    return re.compile(_EDGE_BEFORE + f"(?:{'|'.join(parts)})" + after, re.I), names
+
+
+def group_name(match: re.Match[str], names: list[str]) -> str:
+    return names[int(str(match.lastgroup)[1:])]
+
+
 @dataclass(frozen=True)
 class Vocabulary:
-    models: list[tuple[str, re.Pattern[str]]]  # family → pattern (a name runs on: "Qwen3-8B")
+    models: tuple[re.Pattern[str], list[str]]  # one pattern, the families (a name runs on)
     hardware: re.Pattern[str]
     vendors: dict[str, str]  # folded hardware name → (canonical name, vendor) lookups
     canonical_hardware: dict[str, str]
-    kernels: list[tuple[str, re.Pattern[str]]]
+    kernels: tuple[re.Pattern[str], list[str]]
     metric: str  # one alternation of every metric pattern (for building figure patterns)
     metrics: list[tuple[str, re.Pattern[str]]]
     lower_is_better: frozenset[str]
-    symptoms: list[tuple[str, float, re.Pattern[str]]]
+    symptoms: tuple[re.Pattern[str], list[str]]
+    weights: dict[str, float]  # symptom kind → severity weight
+    any_metric: re.Pattern[str]
     errors: re.Pattern[str]
     sections: list[tuple[str, re.Pattern[str]]]
     generic_components: frozenset[str]
@@ -56,21 +69,20 @@ def vocabulary() -> Vocabulary:
     hw_patterns += list(data["hardware_patterns"].values())
     all_metrics = [p for pats in data["metrics"].values() for p in pats]
     return Vocabulary(
-        models=[
-            (name, re.compile(_EDGE_BEFORE + f"(?:{_alternation(pats)})", re.I))
-            for name, pats in data["models"].items()
-        ],
+        models=_grouped(data["models"]),
         hardware=re.compile(_EDGE_BEFORE + f"({_alternation(hw_patterns)})" + _EDGE_AFTER, re.I),
         vendors={n.casefold(): v for n, v in hardware.items()},
         canonical_hardware={n.casefold().replace(" ", ""): n for n in hardware},
-        kernels=_named(data["kernels"]),
+        kernels=_grouped(data["kernels"], _EDGE_AFTER),
         metric=_alternation(all_metrics),
         metrics=_named(data["metrics"]),
         lower_is_better=frozenset(data["metric_lower_is_better"]["names"]),
-        symptoms=[
-            (kind, float(entry["weight"]), re.compile(_EDGE_BEFORE + f"(?:{_alternation(entry['patterns'])})" + r"(?![A-Za-z0-9_-])", re.I))
-            for kind, entry in data["symptoms"].items()
-        ],  # fmt: skip
+        symptoms=_grouped(
+            {kind: entry["patterns"] for kind, entry in data["symptoms"].items()},
+            r"(?![A-Za-z0-9_-])",
+        ),
+        weights={kind: float(entry["weight"]) for kind, entry in data["symptoms"].items()},
+        any_metric=re.compile(_alternation(all_metrics), re.I),
         errors=re.compile(_alternation(data["errors"]["patterns"])),
         sections=[
             (name, re.compile(_alternation(pats), re.I)) for name, pats in data["sections"].items()
