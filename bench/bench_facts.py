@@ -15,9 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from devdigest.analysis.facts import compute_item_facts  # noqa: E402
-from devdigest.analysis.facts.text import parse_document  # noqa: E402
-from tests.corpus import expected_keys, found_keys, load_cases, precision_recall  # noqa: E402
+from tests.corpus import expected_keys, found_keys, load_cases, precision_recall
+
+from devdigest.analysis.facts import compute_item_facts
+from devdigest.analysis.facts.text import parse_document
 
 
 def main() -> None:

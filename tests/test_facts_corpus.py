@@ -52,10 +52,8 @@ def test_every_fact_points_at_its_words(case: Case) -> None:
         words = getattr(fact, "name", None) or getattr(fact, "text", "")
         if hasattr(fact, "metric"):
             words = fact.value.lstrip("~+-")
-        assert cited and _loose(words) in _loose(cited) or _loose(cited) in _loose(words), (
-            fact,
-            cited,
-        )
+        near = _loose(words) in _loose(cited) or _loose(cited) in _loose(words)
+        assert cited and near, (fact, cited)
 
 
 def _loose(text: str) -> str:

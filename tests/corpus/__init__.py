@@ -39,15 +39,15 @@ def load_cases() -> list[Case]:
             labels=data.get("labels", []),
         )
         comments = [
-            make_comment(item.number, c.get("author", "reviewer"), at(2 + k), id=k + 1, **_comment(c))
+            make_comment(item.number, c.get("author", "reviewer"), at(2 + k), **_comment(c, k + 1))
             for k, c in enumerate(data.get("comments", []))
-        ]  # fmt: skip
+        ]
         cases.append(Case(path.stem, item, comments, data.get("expect", {})))
     return cases
 
 
-def _comment(data: dict[str, Any]) -> dict[str, Any]:
-    extra = {"body": data.get("body", "")}
+def _comment(data: dict[str, Any], comment_id: int) -> dict[str, Any]:
+    extra = {"id": comment_id, "body": data.get("body", "")}
     if "path" in data:
         extra |= {"kind": "review_comment", "path": data["path"]}
     return extra

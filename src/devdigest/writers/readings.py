@@ -15,10 +15,10 @@ from devdigest.analysis.facts import Figure, ItemFacts, compute_item_facts
 from devdigest.analysis.facts.text import parse_document
 from devdigest.analysis.types import ChangeCandidate, WatchCandidate
 from devdigest.models import ItemRecord, KeyChange, WatchItem
-from devdigest.writers.common import Context, is_maintainer, item_link
+from devdigest.writers.common import Context, is_maintainer, item_link, short_title
 from devdigest.writers.extract import plain, repeats_title, split_sentences, trim
 from devdigest.writers.fact_phrases import FACT_PHRASES, metric_name, symptom_name
-from devdigest.writers.phrases import join_list
+from devdigest.writers.phrases import english_counts, join_list
 
 MAX_CHANGES = 5
 MAX_WATCH = 5
@@ -39,11 +39,12 @@ class Shapes:
         variants = sorted(k for k in table if k.startswith(base + "_") and k[-1].isdigit())
         key = variants[self.used[base] % len(variants)] if variants else base
         self.used[base] += 1
-        return table[key].format(**values)
+        return _p(self.lang, key, **values)
 
 
 def _p(lang: str, key: str, **values: object) -> str:
-    return FACT_PHRASES[lang][key].format(**values)
+    text = FACT_PHRASES[lang][key].format(**values)
+    return english_counts(text) if lang == "en" else text
 
 
 def joined(lang: str, sentences: list[str]) -> str:
@@ -88,6 +89,17 @@ def headline_figures(facts: ItemFacts) -> list[Figure]:
 # --- key changes -----------------------------------------------------------------------------
 
 
+def change_brief(ctx: Context, change: ChangeCandidate) -> str:
+    """``#N（title；its headline figure）`` for the summary."""
+    item, lang = change.item, ctx.lang
+    figures = headline_figures(facts_of(ctx, item, change.facts))
+    title = short_title(item.title)
+    if figures:
+        figure = render_figure(lang, figures[0])
+        return _p(lang, "brief_figure", number=item.number, title=title, figure=figure)
+    return _p(lang, "brief", number=item.number, title=title)
+
+
 def write_key_changes(ctx: Context) -> list[KeyChange]:
     shapes = Shapes(ctx.lang)
     return [change_reading(ctx, c, shapes) for c in ctx.analysis.key_changes[:MAX_CHANGES]]
@@ -120,8 +132,12 @@ def what_changed(ctx: Context, item: ItemRecord, facts: ItemFacts, shapes: Shape
 
 
 def _ranked_components(facts: ItemFacts) -> list:
-    order = {"path": 0, "title tag": 1, "label": 2}
-    return sorted(facts.components, key=lambda c: order.get(c.group, 3))
+    """Changed paths if reviews name any, else title tags, else labels: one kind, not a mix."""
+    for group in ("path", "title tag", "label"):
+        found = [c for c in facts.components if c.group == group]
+        if found:
+            return found
+    return []
 
 
 def mechanism(item: ItemRecord) -> str | None:

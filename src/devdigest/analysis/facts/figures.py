@@ -58,7 +58,7 @@ def _patterns() -> re.Pattern[str]:
         # "reduces latency by 15%", "improves Output token throughput (tok/s) by ~6%"
         rf"(?:(?P<m3>{m})\s+(?:is\s+|was\s+)?)?(?P<d3>{_VERB})\s+(?:the\s+)?"
         rf"(?P<w3>(?:[\w/().-]+\s+){{0,5}}?)by\s+{_ABOUT}(?P<v3>{_PCT}|{_MULT})",
-        # "from 1200 to 1450 tok/s", "TTFT 120→95 ms", "TTFT: 35 ms -> 29 ms", "GSM8K: 0.951 -> 0.953"
+        # "from 1200 to 1450 tok/s", "TTFT 120→95 ms", "GSM8K: 0.951 -> 0.953"
         rf"(?:(?P<m4>{m})\s*:?\s+)?(?P<from>from\s+)?(?P<b4>{_NUM})\s?(?:{_UNIT}\s?)?"
         rf"(?:->|→|=>|\s+to\s+)\s?(?P<v4>{_NUM})\s?(?P<u4>{_UNIT})?(?![\w/])",
         # "speedup of 1.8x"
