@@ -1,7 +1,8 @@
 """Storylines: the window's items grouped by the facts they share.
 
 A storyline is explainable by construction: ``shared`` lists the facts every one of its items
-has (a model family and a symptom kind, a component, a piece of hardware, a kernel), and its
+has (the grouping key first: a model family and a symptom kind, a component, a piece of
+hardware, a kernel; then any other fact they all share), and its
 items are listed by role (new bugs, fixes merged, …). PRs that close one of its issues join it
 as fixes. The grouping is deterministic: candidate groups are ranked by size and specificity,
 then taken greedily, skipping those mostly covered by a storyline already taken.
@@ -50,9 +51,19 @@ def item_keys(facts: ItemFacts) -> list[tuple[Fact, ...]]:
     for subject in families + hardware:
         keys += [(subject, symptom) for symptom in symptoms]
     keys += [(f,) for f in families + hardware]
-    keys += [(("component", c),) for c in facts.names("components")]
+    keys += [(("component", c.casefold()),) for c in facts.names("components")]
     keys += [(("kernel", k),) for k in facts.names("kernels")]
     return keys
+
+
+def single_facts(facts: ItemFacts) -> set[Fact]:
+    return {
+        *(("family", f) for f in facts.families),
+        *(("hardware", h) for h in facts.names("hardware")),
+        *(("symptom", k) for k in facts.symptom_kinds),
+        *(("component", c.casefold()) for c in facts.names("components")),
+        *(("kernel", k) for k in facts.names("kernels")),
+    }
 
 
 def item_role(item: ItemRecord, facts: ItemFacts, window: Window) -> str:
@@ -89,7 +100,9 @@ def compute_storylines(
         if len(numbers & covered) >= OVERLAP * len(numbers):
             continue
         members = numbers | _fixes_of(numbers, records, facts)
-        taken.append(_storyline(key, members, records, facts, window))
+        common = set.intersection(*(single_facts(facts[n]) for n in numbers)) - set(key)
+        shared = (*key, *sorted(common))
+        taken.append(_storyline(shared, members, records, facts, window))
         covered |= members
         if len(taken) >= limit:
             break
@@ -115,9 +128,9 @@ def _fixes_of(
     }
 
 
-def _storyline(key, members, records, facts, window) -> Storyline:
+def _storyline(shared, members, records, facts, window) -> Storyline:
     by_role: dict[str, list[int]] = {}
     for number in sorted(members):
         by_role.setdefault(item_role(records[number], facts[number], window), []).append(number)
     roles = tuple((role, tuple(by_role[role])) for role in ROLES if role in by_role)
-    return Storyline(shared=key, roles=roles, score=_score(key, members))
+    return Storyline(shared=shared, roles=roles, score=_score(shared, members))

@@ -21,7 +21,7 @@ from devdigest.config import Rule
 from devdigest.models import CommentRecord, ItemRecord
 from devdigest.window import Window
 
-BUG_TAGS = {"bug", "bugfix", "crash"}
+BUG_TAGS = {"bug", "bugfix", "crash", "security"}
 OUT_OF_PROPORTION_WEIGHT = 8.0  # the clearest severity signal an issue can carry
 REGRESSION_WEIGHT = 2.0
 REPRODUCIBLE_WEIGHT = 1.0

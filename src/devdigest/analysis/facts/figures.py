@@ -141,7 +141,8 @@ def _figure(match: re.Match[str], text: str) -> dict | None:
         return None
     value = " ".join(value.split())
     unit = g.get("u4") or _unit_of(value)
-    direction = _direction(" ".join(g.get(k, "") for k in ("d1", "d3", "d6")), value, g)
+    words = " ".join(g.get(k, "") for k in ("d1", "d3", "d6", "m1"))  # "35% faster": up
+    direction = _direction(words, value, g)
     if direction in ("better", "worse"):  # a latency gets better by going down
         lower = metric in vocabulary().lower_is_better
         direction = "up" if (direction == "better") != lower else "down"
