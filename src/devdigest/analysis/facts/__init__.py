@@ -100,7 +100,7 @@ def compute_item_facts(
         figures=tuple(
             _unique(lists["figures"], lambda f: (f.metric, f.value.strip("~+ "), f.baseline))
         ),
-        models=tuple(_unique(lists["models"], lambda m: m.name.casefold())),
+        models=tuple(_specific(_unique(lists["models"], lambda m: m.name.casefold()))),
         hardware=tuple(_unique(lists["hardware"], lambda m: m.name)),
         kernels=tuple(_unique(lists["kernels"], lambda m: m.name)),
         components=tuple(_components(item, human)),
@@ -130,6 +130,12 @@ def _unique(values: list, key) -> list:
     return list(seen.values())
 
 
+def _specific(models: list[Mention]) -> list[Mention]:
+    """A bare family name ("gpt-oss") goes when a model of that family is named ("gpt-oss-120b")."""
+    named = {m.group for m in models if m.name.casefold() != m.group.casefold()}
+    return [m for m in models if m.name.casefold() != m.group.casefold() or m.group not in named]
+
+
 def _components(item: ItemRecord, comments: list[CommentRecord]) -> list[Mention]:
     generic = vocabulary().generic_components
     found: list[Mention] = []
@@ -151,18 +157,18 @@ def _components(item: ItemRecord, comments: list[CommentRecord]) -> list[Mention
 
 def _sections(doc: Document, number: int) -> list[Section]:
     vocab = vocabulary()
-    out: dict[str, Section] = {}
+    by_section: dict[str, list[Segment]] = {}
     for segment in doc.segments:
-        if segment.kind != "heading" or not segment.section:
+        by_section.setdefault(segment.section, []).append(segment)
+    out: dict[str, Section] = {}
+    for key, segments in by_section.items():
+        name = vocab.section_of(key) if key else None
+        heading = next((s for s in segments if s.kind == "heading"), None)
+        if name is None or heading is None or name in out:
             continue
-        name = vocab.section_of(segment.section)
-        if name is None or name in out:
-            continue
-        parts = [s for s in doc.segments if s.section == segment.section and s.kind != "heading"]
-        prose = " ".join(s.text for s in parts if s.kind != "code")
-        start = segment.offsets[0] if segment.offsets else 0
-        end = (parts[-1].offsets[-1] + 1) if parts and parts[-1].offsets else start
-        out[name] = Section(
-            name, segment.text, " ".join(prose.split()), Source(number, None, "body", start, end)
-        )
-    return list(out.values())  # fmt: skip
+        parts = [s for s in segments if s.kind != "heading"]
+        prose = " ".join(" ".join(s.text for s in parts if s.kind != "code").split())
+        start = heading.offsets[0] if heading.offsets else 0
+        end = parts[-1].offsets[-1] + 1 if parts and parts[-1].offsets else start
+        out[name] = Section(name, heading.text, prose, Source(number, None, "body", start, end))
+    return list(out.values())

@@ -134,9 +134,9 @@ def _figure(match: re.Match[str], text: str) -> dict | None:
         metric_text = g["w3"]
     if not metric_text and "v4" in g:
         metric_text = g.get("u4", "")
-    if not vocabulary().metric_of(metric_text) and ("v3" in g or "v4" in g):
-        metric_text = text[max(0, match.start() - 60) : match.start()]  # "TTFT goes from …"
     metric = vocabulary().metric_of(metric_text)
+    if metric is None and ("v3" in g or "v4" in g):  # "median ITL dropped from 62 to 51 ms"
+        metric = vocabulary().last_metric_in(text[max(0, match.start() - 60) : match.start()])
     if metric is None:
         return None
     value = " ".join(value.split())

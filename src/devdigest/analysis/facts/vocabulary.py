@@ -56,6 +56,15 @@ class Vocabulary:
         """The canonical metric named in ``text`` (the first in vocabulary order)."""
         return next((name for name, pattern in self.metrics if pattern.search(text)), None)
 
+    def last_metric_in(self, text: str) -> str | None:
+        """The canonical metric named last in ``text`` (the one nearest to what follows)."""
+        best: tuple[int, str] | None = None
+        for name, pattern in self.metrics:
+            for match in pattern.finditer(text):
+                if best is None or match.start() > best[0]:
+                    best = (match.start(), name)
+        return best[1] if best else None
+
     def section_of(self, heading: str) -> str | None:
         return next((name for name, pattern in self.sections if pattern.fullmatch(heading)), None)
 
