@@ -98,14 +98,18 @@ def test_no_title_only_claim_where_a_body_exists(corpus_day) -> None:
                 assert claim not in change.technical
 
 
+SENTENCES = ("lead_", "impact_", "watch_")
+
+
 def shape(text: str, lang: str) -> str:
-    """The template a sentence came from: its fixed words, with the filled-in values removed."""
-    table = FACT_PHRASES[lang]
-    for key, template in table.items():
-        fixed = [part for part in re.split(r"\{[a-z_]+\}", template) if len(part.strip()) > 2]
-        if fixed and all(part.strip() in text for part in fixed):
-            return key
-    return text
+    """The template the text opens with: of the sentence templates whose fixed words all occur in
+    the text, the one whose fixed words start earliest (the longest on a tie)."""
+    found = []
+    for key, template in FACT_PHRASES[lang].items():
+        fixed = [p.strip() for p in re.split(r"\{[a-z_]+\}", template) if len(p.strip()) > 1]
+        if key.startswith(SENTENCES) and fixed and all(p in text for p in fixed):
+            found.append((text.index(fixed[0]), -len("".join(fixed)), key))
+    return min(found)[2] if found else text
 
 
 def test_readings_never_share_one_shape_across_a_section(corpus_day) -> None:
