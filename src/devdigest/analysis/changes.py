@@ -117,6 +117,9 @@ def is_nearly_merged(item: ItemRecord, comments: list[CommentRecord], window: Wi
     return approved_in_window and "CHANGES_REQUESTED" not in states.values()
 
 
+Term = tuple[float, str | None]  # points and the reason shown for them (None: not shown)
+
+
 def score_change(
     item: ItemRecord,
     comments: list[CommentRecord],
@@ -131,55 +134,20 @@ def score_change(
     human = [c for c in comments if not c.is_bot and c.created_at < window.end]
     facts = facts or compute_item_facts(item, human, repo)
     reviews = [c for c in human if c.kind == "review" and not is_light_review(c)]
-    reviewers = {c.author for c in human if c.kind != "issue_comment"} - {item.author}
-    approvals = {c.author for c in reviews if c.review_state == "APPROVED"} - {item.author}
     figures = [f for f in facts.figures if f.source.comment_id is None]
     linked = linked_numbers(item.body, repo, exclude=item.number)
-    talk = sum(1 for c in human if window.contains(c.created_at) and not is_light_review(c))
-    score, reasons = 0.0, []
     weight, category = category_weight(*rule_categories(item, rules))
-    if category is not None:
-        score += weight
-        reasons.append(f"category {category}")
-    impact = measured_impact(figures)
-    if figures:
-        score += 2.0 + impact
-        reasons.append("states figures")
-    named = facts.names("models") + facts.names("hardware") + facts.names("kernels")
-    if named:
-        score += 0.5 * min(len(named), 4)
-        reasons.append("names " + ", ".join(named[:4]))
-    if reviewers:
-        score += min(len(reviewers), 4) + 0.25 * min(len(reviews), 8)
-        reasons.append(f"{len(reviewers)} reviewers")
-    if approvals:
-        reasons.append(f"{len(approvals)} approvals")
-    fixes = facts.targets("fixes")
-    if fixes:
-        score += 1.5 * min(len(fixes), 2)
-        reasons.append("fixes " + ", ".join(f"#{n}" for n in fixes[:3]))
-    elif linked:
-        score += 0.5 * min(len(linked), 2)
-        reasons.append("links " + ", ".join(f"#{n}" for n in linked[:3]))
-    relevant = [rule.name for rule in focus if match_rule(item, rule)]
-    if relevant:
-        score += FOCUS_BONUS
-        reasons.append("focus " + ", ".join(relevant))
-    if is_housekeeping(item) and not figures and not fixes:
-        score += HOUSEKEEPING_PENALTY
-        reasons.append("housekeeping")
-    if talk:
-        score += min(talk, 10) * 0.2
+    terms: list[Term] = [(weight, f"category {category}")] if category is not None else []
+    terms += fact_terms(item, facts, figures, linked, list(focus))
+    terms += review_terms(item, human, reviews, window)
     if item.is_bot:
-        score += BOT_PENALTY
-        reasons.append("bot author")
+        terms.append((BOT_PENALTY, "bot author"))
     if nearly_merged:
-        score += NEARLY_MERGED_PENALTY
-        reasons.append("nearly merged: approved, not merged yet")
+        terms.append((NEARLY_MERGED_PENALTY, "nearly merged: approved, not merged yet"))
     return ChangeCandidate(
         item=item,
-        score=round(score, 3),
-        reasons=reasons,
+        score=round(sum(points for points, _ in terms), 3),
+        reasons=[reason for _, reason in terms if reason],
         figures=[f.text for f in figures],
         linked=linked,
         reviews=len(reviews),
@@ -187,6 +155,47 @@ def score_change(
         nearly_merged=nearly_merged,
         facts=facts,
     )
+
+
+def fact_terms(
+    item: ItemRecord, facts: ItemFacts, figures: list, linked: list[int], focus: list[Rule]
+) -> list[Term]:
+    """Measured impact, breadth, issues fixed (else linked), focus relevance, housekeeping."""
+    terms: list[Term] = []
+    if figures:
+        terms.append((2.0 + measured_impact(figures), "states figures"))
+    named = facts.names("models") + facts.names("hardware") + facts.names("kernels")
+    if named:
+        terms.append((0.5 * min(len(named), 4), "names " + ", ".join(named[:4])))
+    fixes = facts.targets("fixes")
+    if fixes:
+        terms.append((1.5 * min(len(fixes), 2), "fixes " + ", ".join(f"#{n}" for n in fixes[:3])))
+    elif linked:
+        terms.append((0.5 * min(len(linked), 2), "links " + ", ".join(f"#{n}" for n in linked[:3])))
+    relevant = [rule.name for rule in focus if match_rule(item, rule)]
+    if relevant:
+        terms.append((FOCUS_BONUS, "focus " + ", ".join(relevant)))
+    if is_housekeeping(item) and not figures and not fixes:
+        terms.append((HOUSEKEEPING_PENALTY, "housekeeping"))
+    return terms
+
+
+def review_terms(
+    item: ItemRecord, human: list[CommentRecord], reviews: list[CommentRecord], window: Window
+) -> list[Term]:
+    """Review depth (distinct reviewers, reviews), approvals, in-window discussion."""
+    reviewers = {c.author for c in human if c.kind != "issue_comment"} - {item.author}
+    approvals = {c.author for c in reviews if c.review_state == "APPROVED"} - {item.author}
+    talk = sum(1 for c in human if window.contains(c.created_at) and not is_light_review(c))
+    terms: list[Term] = []
+    if reviewers:
+        depth = min(len(reviewers), 4) + 0.25 * min(len(reviews), 8)
+        terms.append((depth, f"{len(reviewers)} reviewers"))
+    if approvals:
+        terms.append((0.0, f"{len(approvals)} approvals"))
+    if talk:
+        terms.append((min(talk, 10) * 0.2, None))
+    return terms
 
 
 def measured_impact(figures: Iterable) -> float:
