@@ -67,6 +67,8 @@ def test_the_absurd_allocation_tops_the_watch_list(corpus_day) -> None:
     assert reports["en"].watch[0].item.number == absurd
     assert "0.8B model" in reports["en"].watch[0].why and "192 GB" in reports["en"].watch[0].why
     assert "0.8B" in reports["zh"].watch[0].why and "192 GB" in reports["zh"].watch[0].why
+    assert "work in v0.11.0" in reports["en"].watch[0].why  # "It worked in v0.11.0."
+    assert "v0.11.0 上正常" in reports["zh"].watch[0].why
 
 
 def test_figures_are_stated_once_per_entry(corpus_day) -> None:

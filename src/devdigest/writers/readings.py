@@ -273,7 +273,8 @@ def _regression(ctx: Context, facts: ItemFacts) -> list[str]:
         if relation.target is not None and relation.target in ctx.known:
             return [_p(ctx.lang, "watch_regression_item", ref=f"#{relation.target}")]
         if relation.version:
-            return [_p(ctx.lang, "watch_regression_version", text=f"“{relation.text}”")]
+            key = "watch_last_good" if relation.text.lower().startswith("work") else None
+            return [_p(ctx.lang, key or "watch_regression_version", version=relation.version)]
     return []
 
 
