@@ -164,12 +164,17 @@ def _quotable(sentence: str, title: str) -> bool:
     return letters >= 15 and not repeats_title(sentence, title) and "#" not in sentence[:8]
 
 
-def who(lang: str, facts: ItemFacts) -> str:
-    models = join_list(lang, facts.names("models")[:3])
-    hardware = join_list(lang, facts.names("hardware")[:3])
+def who(lang: str, facts: ItemFacts, own: bool = False) -> str:
+    """Models on hardware the item names (``own``: in its title and body, not its comments)."""
+    models = join_list(lang, _names(facts.models, own)[:3])
+    hardware = join_list(lang, _names(facts.hardware, own)[:3])
     if models and hardware:
         return _p(lang, "who_on", models=models, hardware=hardware)
     return models or hardware
+
+
+def _names(mentions, own: bool) -> list[str]:
+    return list(dict.fromkeys(m.name for m in mentions if not own or m.source.comment_id is None))
 
 
 def what_it_affects(
@@ -177,7 +182,7 @@ def what_it_affects(
 ) -> list[str]:
     lang = ctx.lang
     out: list[str] = []
-    affected = who(lang, facts)
+    affected = who(lang, facts, own=True)
     if figures:
         said = join_list(lang, [render_figure(lang, f) for f in figures[:FIGURES_IN_SENTENCE]])
         base = "impact_fig_who" if affected else "impact_fig"
