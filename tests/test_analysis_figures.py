@@ -1,10 +1,10 @@
-"""Benchmark figures: verbatim phrases, nothing invented, no version numbers or GPU counts."""
+"""Figure phrases in prose: verbatim, nothing invented, no version numbers or GPU counts."""
 
 from __future__ import annotations
 
 import pytest
 
-from devdigest.analysis.figures import extract_figures
+from devdigest.analysis.facts import figure_texts as extract_figures
 
 
 @pytest.mark.parametrize(
@@ -57,9 +57,3 @@ def test_figures_found_verbatim(text: str, figures: list[str]) -> None:
 )
 def test_not_figures(text: str) -> None:
     assert extract_figures(text) == []
-
-
-def test_duplicates_and_limit() -> None:
-    text = " ".join(f"+{n}% throughput" for n in range(1, 10)) + " +1% throughput"
-    assert extract_figures(text) == [f"+{n}% throughput" for n in range(1, 7)]
-    assert len(extract_figures(text, limit=3)) == 3

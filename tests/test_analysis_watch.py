@@ -1,41 +1,61 @@
-"""Issues worth watching: severity words as written, engagement and breadth raise the rank."""
+"""Issues worth watching: symptoms by kind, absurd memory figures, engagement and breadth."""
 
 from __future__ import annotations
 
 import pytest
 
-from devdigest.analysis.watch import breadth_signals, compute_watch, severity_signals
+from devdigest.analysis.facts import compute_item_facts
+from devdigest.analysis.watch import breadth_of, compute_watch
 from tests.helpers import at, bot_comment, day_window, make_comment, make_item, make_pr
 
 W = day_window()
 
 
 @pytest.mark.parametrize(
-    ("text", "words"),
+    ("text", "kinds"),
     [
-        ("Server crashes after 10 minutes", ["crashes"]),
-        ("Segmentation fault (core dumped)", ["core dumped", "Segmentation fault"]),
-        ("CUDA error: an illegal memory access was encountered", ["illegal memory access"]),
-        ("Engine hangs with a deadlock in NCCL", ["hangs"]),
-        ("NCCL deadlock on shutdown", ["deadlock"]),
-        ("torch.OutOfMemoryError: CUDA out of memory", ["OutOfMemoryError"]),
-        ("CUDA out of memory when loading", ["out of memory"]),
-        ("Model produces garbled output with FP8", ["garbled output"]),
-        ("GSM8K accuracy drop after upgrade", ["accuracy drop"]),
-        ("Throughput regression in v0.11", ["regression"]),
-        ("Pickle loading allows remote code execution (CVE-2025-12345)", ["remote code execution"]),
-        ("logits contain NaN values", ["NaN"]),
+        ("Server crashes after 10 minutes", ["crash"]),
+        ("Segmentation fault (core dumped)", ["crash"]),
+        ("CUDA error: an illegal memory access was encountered", ["crash"]),
+        ("Engine hangs with a deadlock in NCCL", ["hang"]),
+        ("torch.OutOfMemoryError: CUDA out of memory", ["oom"]),
+        ("Model produces garbled output with FP8", ["wrong_output"]),
+        ("logits contain NaN values", ["wrong_output"]),
+        ("GSM8K accuracy drop after upgrade", ["accuracy_drop"]),
+        ("Throughput regression in v0.11", ["perf_regression"]),
+        ("Pickle loading allows remote code execution (CVE-2025-12345)", ["security"]),
+        ("Build fails with undefined symbol on ROCm 7", ["build_failure"]),
+        ("服务启动后卡住", ["hang"]),
         ("Add a nice feature to the hangar module", []),
         ("Documentation typo", []),
+        ("Qwen3 and Llama on H100", []),  # models are never symptoms
     ],
 )
-def test_severity_words_as_written(text: str, words: list[str]) -> None:
-    assert sorted(w for w, _ in severity_signals(text)) == sorted(words)
+def test_symptom_kinds(text: str, kinds: list[str]) -> None:
+    assert compute_item_facts(make_item(1, title=text)).symptom_kinds == kinds
 
 
-def test_breadth_names_models_and_hardware() -> None:
-    text = "Qwen3-Next-80B and deepseek-v3 on 8x MI300X, not on H100s or XH100"
-    assert breadth_signals(text) == ["Qwen", "DeepSeek", "MI300X"]
+def test_breadth_names_model_families_and_hardware() -> None:
+    body = "Qwen3-Next-80B and deepseek-v3 on 8x MI300X, not on H100s or XH100"
+    facts = compute_item_facts(make_item(1, title="[Bug]: x", body=body))
+    assert breadth_of(facts) == ["Qwen", "DeepSeek", "MI300X"]
+
+
+def test_out_of_proportion_memory_tops_the_list() -> None:
+    absurd = make_item(
+        1,
+        title="[Bug]: Qwen3.5-0.8B fails to start",
+        body="Serving Qwen/Qwen3.5-0.8B, the engine is trying to allocate ~192 GB of GPU memory.",
+        labels=["bug"],
+    )
+    crash = make_item(2, title="[Bug]: server crashes with DeepSeek-V3 on H100", labels=["bug"])
+    busy = make_item(3, title="[Bug]: hangs on startup", labels=["bug"])
+    comments = [make_comment(3, who, at(2)) for who in ("a", "b")]
+    found = compute_watch([crash, absurd, busy], comments, W)
+    assert found[0].item.number == 1 and found[0].out_of_proportion
+    resource = found[0].facts.out_of_proportion[0]
+    assert (resource.amount_gb, resource.params_b, resource.model) == (192.0, 0.8, "Qwen3.5-0.8B")
+    assert resource.ratio == round(192 / (2 * 0.8), 1)
 
 
 def test_candidates_are_open_bug_like_issues_new_or_discussed() -> None:
@@ -65,5 +85,6 @@ def test_engagement_and_severity_order_the_list() -> None:
     by = {c.item.number: c for c in found}
     assert by[2].signals == ["illegal memory access", "H100"]
     assert by[2].severity == ["illegal memory access"] and by[2].breadth == ["H100"]
+    assert by[2].facts.symptom_kinds == ["crash"]
     assert (by[3].window_comments, by[3].participants, by[3].reactions) == (5, 5, 9)
     assert by[1].signals == []

@@ -14,6 +14,7 @@ from devdigest.analysis.activity import compute_activity, history_suffices
 from devdigest.analysis.changes import compute_changes
 from devdigest.analysis.classify import compute_categories, compute_focus
 from devdigest.analysis.discussions import compute_threads, linked_numbers
+from devdigest.analysis.facts import ItemFacts, compute_facts
 from devdigest.analysis.stats import (
     appendix_items,
     compute_appendix,
@@ -21,6 +22,7 @@ from devdigest.analysis.stats import (
     discussed_numbers,
     window_activity,
 )
+from devdigest.analysis.storylines import compute_storylines
 from devdigest.analysis.trends import compute_topics, covered_days, history_start
 from devdigest.analysis.types import WatchCandidate, WindowAnalysis
 from devdigest.analysis.watch import attach_discussion, compute_watch
@@ -66,10 +68,17 @@ def history_numbers(
     }
 
 
-def read_window(store: Store, repo: str, window: Window, now: datetime | None = None) -> WindowData:
+def read_window(
+    store: Store,
+    repo: str,
+    window: Window,
+    now: datetime | None = None,
+    focus: list[Rule] | None = None,
+) -> WindowData:
     """All store reads for ``window``; ``now`` (if earlier than the end) clips the reads.
 
     The issues worth watching are ranked here, once: the ranking decides whose histories to read.
+    ``focus``: the project's focus rules (focus relevance raises an issue's rank).
     """
     until = min(window.end, now) if now is not None else window.end
     appendix = store.window_items(repo, window.start, window.end)
@@ -77,7 +86,7 @@ def read_window(store: Store, repo: str, window: Window, now: datetime | None = 
     items = appendix_items(appendix)
     extra = discussed_numbers(comments, window) - items.keys()
     items.update(store.items_by_number(repo, extra))
-    watch = compute_watch(items.values(), comments, window, limit=WATCH)
+    watch = compute_watch(items.values(), comments, window, WATCH, focus or [], repo)
     numbers = history_numbers(items, comments, window) | {w.item.number for w in watch}
     history = store.comments_for(repo, numbers, until)
     top = max(items, default=0)
@@ -130,6 +139,8 @@ def analyze_window(
     attach_discussion(data.watch, data.history)
     appendix = compute_appendix(data.appendix)
     mentioned = items | data.linked
+    facts = window_facts(data, project.repo)
+    focus = compute_focus(window_items, project.focus, activity)
     return WindowAnalysis(
         repo=project.repo,
         project=project,
@@ -139,12 +150,19 @@ def analyze_window(
         items=dict(sorted(mentioned.items())),
         categories={n: labels.get(n, []) for n in sorted(mentioned)},
         topics=topics,
-        focus=compute_focus(window_items, project.focus, activity),
+        focus=focus,
         discussions=compute_threads(
             items, data.comments, window, limit=DISCUSSIONS, repo=project.repo
         ),
         key_changes=compute_changes(
-            window_items, data.history, categories, window, limit=KEY_CHANGES, repo=project.repo
+            window_items,
+            data.history,
+            categories,
+            window,
+            limit=KEY_CHANGES,
+            repo=project.repo,
+            facts=facts,
+            focus=project.focus,
         ),
         watch=data.watch,
         activity=compute_activity(
@@ -153,7 +171,17 @@ def analyze_window(
         history_days=history_days,
         data_fetched_at=data.data_fetched_at,
         github_requests=data.github_requests,
+        facts=facts,
+        storylines=compute_storylines(window_items, facts, window),
     )
+
+
+def window_facts(data: WindowData, repo: str) -> dict[int, ItemFacts]:
+    """Facts of every window item: watch and key-change candidates with their stored discussion,
+    the others from their title and body (enough to group them into storylines)."""
+    known = {w.item.number: w.facts for w in data.watch if w.facts is not None}
+    rest = [i for i in data.items.values() if i.number not in known]
+    return known | compute_facts(rest, data.history, repo)
 
 
 def compute_window_analysis(
@@ -161,5 +189,5 @@ def compute_window_analysis(
 ) -> WindowAnalysis:
     """The analysis of ``repo`` over ``window``: the one entry point for the writers."""
     project = config.project(repo)
-    data = read_window(store, repo, window, now)
+    data = read_window(store, repo, window, now, project.focus)
     return analyze_window(data, project, config.categories_for(project), window)

@@ -1,18 +1,21 @@
 """Key technical changes: merged (or approved, nearly merged) PRs ranked by what they change.
 
 Score = category weight (performance, kernels, models, engine core high; docs and CI alone
-low) + review depth (distinct human reviewers, reviews) + linked issues + stated benchmark
-figures + in-window discussion. Every reason that adds to the score is listed.
+low) + measured impact (figures the PR states, larger ones more) + breadth (models, hardware,
+kernels named) + review depth (distinct human reviewers, reviews) + issues it closes + focus
+relevance + in-window discussion; housekeeping ("Some code simplification", typo, rename) with
+no figure and no fixed issue ranks low. Every reason that adds to the score is listed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from devdigest.analysis.classify import match_rule
 from devdigest.analysis.discussions import DECISIVE_REVIEWS, is_light_review, linked_numbers
-from devdigest.analysis.figures import extract_figures
+from devdigest.analysis.facts import ItemFacts, compute_item_facts
 from devdigest.analysis.types import ChangeCandidate
 from devdigest.config import Rule
 from devdigest.models import CommentRecord, ItemRecord
@@ -37,6 +40,13 @@ CATEGORY_WEIGHTS: tuple[tuple[str, float], ...] = (
 )
 LOW_CATEGORY_FRAGMENTS = ("doc", "ci")  # "Documentation", "CI and build"
 LOW_ONLY_PENALTY = -2.0
+HOUSEKEEPING = re.compile(
+    r"\b(?:simplif\w*|clean[- ]?ups?|refactor\w*|typos?|renam\w*|minor|nits?|tidy|lint\w*|"
+    r"format(?:ting)?|comments?|docstrings?|remove unused|dead code)\b",
+    re.I,
+)
+HOUSEKEEPING_PENALTY = -2.5
+FOCUS_BONUS = 1.5
 BOT_PENALTY = -3.0
 NEARLY_MERGED_PENALTY = -1.0
 
@@ -107,6 +117,9 @@ def is_nearly_merged(item: ItemRecord, comments: list[CommentRecord], window: Wi
     return approved_in_window and "CHANGES_REQUESTED" not in states.values()
 
 
+Term = tuple[float, str | None]  # points and the reason shown for them (None: not shown)
+
+
 def score_change(
     item: ItemRecord,
     comments: list[CommentRecord],
@@ -114,49 +127,108 @@ def score_change(
     window: Window,
     repo: str | None = None,
     nearly_merged: bool = False,
+    facts: ItemFacts | None = None,
+    focus: Iterable[Rule] = (),
 ) -> ChangeCandidate:
     """``comments`` are all the PR's stored comments and reviews up to the window's end."""
     human = [c for c in comments if not c.is_bot and c.created_at < window.end]
+    facts = facts or compute_item_facts(item, human, repo)
     reviews = [c for c in human if c.kind == "review" and not is_light_review(c)]
-    reviewers = {c.author for c in human if c.kind != "issue_comment"} - {item.author}
-    approvals = {c.author for c in reviews if c.review_state == "APPROVED"} - {item.author}
-    figures = extract_figures(item.body)
+    figures = [f for f in facts.figures if f.source.comment_id is None]
     linked = linked_numbers(item.body, repo, exclude=item.number)
-    talk = sum(1 for c in human if window.contains(c.created_at) and not is_light_review(c))
-    score, reasons = 0.0, []
     weight, category = category_weight(*rule_categories(item, rules))
-    if category is not None:
-        score += weight
-        reasons.append(f"category {category}")
-    if reviewers:
-        score += min(len(reviewers), 4) + 0.25 * min(len(reviews), 8)
-        reasons.append(f"{len(reviewers)} reviewers")
-    if approvals:
-        reasons.append(f"{len(approvals)} approvals")
-    if linked:
-        score += min(len(linked), 2)
-        reasons.append("links " + ", ".join(f"#{n}" for n in linked[:3]))
-    if figures:
-        score += 2.0
-        reasons.append("states figures")
-    if talk:
-        score += min(talk, 10) * 0.2
+    terms: list[Term] = [(weight, f"category {category}")] if category is not None else []
+    terms += fact_terms(item, facts, figures, linked, list(focus))
+    terms += review_terms(item, human, reviews, window)
     if item.is_bot:
-        score += BOT_PENALTY
-        reasons.append("bot author")
+        terms.append((BOT_PENALTY, "bot author"))
     if nearly_merged:
-        score += NEARLY_MERGED_PENALTY
-        reasons.append("nearly merged: approved, not merged yet")
+        terms.append((NEARLY_MERGED_PENALTY, "nearly merged: approved, not merged yet"))
     return ChangeCandidate(
         item=item,
-        score=round(score, 3),
-        reasons=reasons,
-        figures=figures,
+        score=round(sum(points for points, _ in terms), 3),
+        reasons=[reason for _, reason in terms if reason],
+        figures=[f.text for f in figures],
         linked=linked,
         reviews=len(reviews),
         comments=sorted(human, key=lambda c: (c.created_at, c.id)),
         nearly_merged=nearly_merged,
+        facts=facts,
     )
+
+
+def fact_terms(
+    item: ItemRecord, facts: ItemFacts, figures: list, linked: list[int], focus: list[Rule]
+) -> list[Term]:
+    """Measured impact, breadth, issues fixed (else linked), focus relevance, housekeeping."""
+    terms: list[Term] = []
+    if figures:
+        terms.append((2.0 + measured_impact(figures), "states figures"))
+    named = facts.names("models") + facts.names("hardware") + facts.names("kernels")
+    if named:
+        terms.append((0.5 * min(len(named), 4), "names " + ", ".join(named[:4])))
+    fixes = facts.targets("fixes")
+    if fixes:
+        terms.append((1.5 * min(len(fixes), 2), "fixes " + ", ".join(f"#{n}" for n in fixes[:3])))
+    elif linked:
+        terms.append((0.5 * min(len(linked), 2), "links " + ", ".join(f"#{n}" for n in linked[:3])))
+    relevant = [rule.name for rule in focus if match_rule(item, rule)]
+    if relevant:
+        terms.append((FOCUS_BONUS, "focus " + ", ".join(relevant)))
+    if is_housekeeping(item) and not figures and not fixes:
+        terms.append((HOUSEKEEPING_PENALTY, "housekeeping"))
+    return terms
+
+
+def review_terms(
+    item: ItemRecord, human: list[CommentRecord], reviews: list[CommentRecord], window: Window
+) -> list[Term]:
+    """Review depth (distinct reviewers, reviews), approvals, in-window discussion."""
+    reviewers = {c.author for c in human if c.kind != "issue_comment"} - {item.author}
+    approvals = {c.author for c in reviews if c.review_state == "APPROVED"} - {item.author}
+    talk = sum(1 for c in human if window.contains(c.created_at) and not is_light_review(c))
+    terms: list[Term] = []
+    if reviewers:
+        depth = min(len(reviewers), 4) + 0.25 * min(len(reviews), 8)
+        terms.append((depth, f"{len(reviewers)} reviewers"))
+    if approvals:
+        terms.append((0.0, f"{len(approvals)} approvals"))
+    if talk:
+        terms.append((min(talk, 10) * 0.2, None))
+    return terms
+
+
+def measured_impact(figures: Iterable) -> float:
+    """0–2: the largest stated change (6% → 0.6, 1.8x → 2)."""
+    best = 0.0
+    for figure in figures:
+        size = figure_size(figure)
+        best = max(best, min(size / 10.0, 2.0))
+    return round(best, 3)
+
+
+def figure_size(figure) -> float:
+    """The relative change a figure states, in percent (0 when unknown)."""
+    number = _number(figure.value)
+    if number is None:
+        return 0.0
+    if figure.unit == "%":
+        return abs(number)
+    if figure.unit == "x":
+        return abs(number - 1.0) * 100 if number >= 1 else (1 / max(number, 0.01) - 1) * 100
+    base = _number(figure.baseline or "")
+    if base:
+        return abs(number - base) / base * 100
+    return 0.0
+
+
+def _number(text: str) -> float | None:
+    match = re.search(r"\d+(?:[.,]\d+)?", text)
+    return float(match.group(0).replace(",", "")) if match else None
+
+
+def is_housekeeping(item: ItemRecord) -> bool:
+    return bool(HOUSEKEEPING.search(item.title))
 
 
 def compute_changes(
@@ -166,11 +238,16 @@ def compute_changes(
     window: Window,
     limit: int = 8,
     repo: str | None = None,
+    facts: Mapping[int, ItemFacts] | None = None,
+    focus: Iterable[Rule] = (),
 ) -> list[ChangeCandidate]:
     """PRs merged in the window, plus nearly merged ones (flagged), best first.
 
-    ``items``: the window's items; ``comments``: number → the item's comments up to the end.
+    ``items``: the window's items; ``comments``: number → the item's comments up to the end;
+    ``facts``: facts already computed (the rest are computed here); ``focus``: focus rules.
     """
+    facts = facts or {}
+    focus = list(focus)
     candidates = []
     for item in items:
         rows = comments.get(item.number, [])
@@ -180,6 +257,9 @@ def compute_changes(
             nearly = True
         else:
             continue
-        candidates.append(score_change(item, rows, rules, window, repo, nearly))
+        known = facts.get(item.number)
+        candidates.append(
+            score_change(item, rows, rules, window, repo, nearly, facts=known, focus=focus)
+        )
     candidates.sort(key=lambda c: (-c.score, c.nearly_merged, -c.item.number))
     return candidates[:limit]

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from devdigest.config import Project, Rule
 from devdigest.models import ActivityFigures, CommentRecord, Counts, ItemRecord
 from devdigest.window import Window
+
+if TYPE_CHECKING:  # the facts layer imports classify, which imports these types
+    from devdigest.analysis.facts.types import ItemFacts
+    from devdigest.analysis.storylines import Storyline
 
 
 @dataclass
@@ -56,6 +61,7 @@ class ChangeCandidate:
     reviews: int
     comments: list[CommentRecord] = field(default_factory=list)  # its discussion, all time
     nearly_merged: bool = False  # open, approved in the window, no outstanding change request
+    facts: ItemFacts | None = None
 
 
 @dataclass
@@ -72,6 +78,9 @@ class WatchCandidate:
     window_comments: int = 0  # in-window human comments and reviews
     participants: int = 0  # distinct humans who wrote in the window
     reactions: int = 0
+    facts: ItemFacts | None = None
+    out_of_proportion: bool = False  # a memory figure absurd for the model's size
+    regression: bool = False  # says it regressed from an item or a version
 
 
 @dataclass
@@ -92,3 +101,5 @@ class WindowAnalysis:
     history_days: int  # how many previous days of stored data the trends compare with
     data_fetched_at: datetime | None = None
     github_requests: int = 0
+    facts: dict[int, ItemFacts] = field(default_factory=dict)  # per window item, by number
+    storylines: list[Storyline] = field(default_factory=list)  # ranked

@@ -1,80 +1,35 @@
 """Issues worth watching: open issues, new or active in the window, with severity signals.
 
-Signals are the words found in the title and the head of the body (logs included: a traceback
-saying "illegal memory access" is the evidence), reported as written. Engagement (in-window
-human comments, participants, reactions) and breadth (popular models or hardware named)
-raise the rank. An issue qualifies when it is bug-like (label bug, a [Bug] tag) or names a
-severity signal.
+The signals are facts (:mod:`devdigest.analysis.facts`) read from the title, the body (logs
+included: a traceback saying "illegal memory access" is the evidence) and the in-window
+comments: symptoms by kind and severity, memory figures out of proportion to the model's size
+("a 0.8B model trying to allocate 192 GB"), regressions from an item or a version, a
+reproduction. Engagement (in-window human comments, participants, reactions), breadth (model
+families and hardware named) and focus relevance raise the rank. An issue qualifies when it
+is bug-like (label bug, a [Bug] tag) or names a symptom.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
-from devdigest.analysis.classify import prose, title_tags
+from devdigest.analysis.classify import match_rule, title_tags
 from devdigest.analysis.discussions import human_in_window, thread_participants
+from devdigest.analysis.facts import ItemFacts, compute_item_facts
 from devdigest.analysis.types import WatchCandidate
+from devdigest.config import Rule
 from devdigest.models import CommentRecord, ItemRecord
 from devdigest.window import Window
 
-BODY_HEAD = 4000
-
-# signal class → (weight, pattern); the text found is reported, not the class name
-SEVERITY: dict[str, tuple[float, str]] = {
-    "security": (5.0, r"security|vulnerabilit(?:y|ies)|CVE-\d{4}-\d{4,}|remote code execution"),
-    "crash": (4.0, r"crash(?:es|ed|ing)?|core dumped|fatal error"),
-    "segfault": (4.0, r"segfault|segmentation fault|SIGSEGV"),
-    "illegal memory access": (4.0, r"illegal memory access"),
-    "wrong output": (
-        4.0,
-        r"(?:wrong|incorrect|garbled|corrupted?) (?:outputs?|results?|answers?|tokens?)|"
-        r"garbled|gibberish|garbage (?:output|text)",
-    ),
-    "accuracy drop": (
-        4.0,
-        r"accuracy (?:drop|degradation|regression|loss)|(?:drop|degradation) in accuracy|"
-        r"(?:lower|worse) accuracy",
-    ),
-    "NaN": (3.5, r"NaNs?|inf/nan"),
-    "hang": (3.5, r"hang(?:s|ing)?|hung|deadlock(?:s|ed)?|stuck|freez(?:e|es|ing)"),
-    "OOM": (3.0, r"OOM|out of memory|OutOfMemoryError"),
-    "regression": (3.0, r"regression|regressed|no longer works"),
-}
-_SEVERITY = {
-    name: (weight, re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])", re.I))
-    for name, (weight, pattern) in SEVERITY.items()
-}
-MODELS = (
-    "Qwen", "DeepSeek", "Llama", "Gemma", "Mistral", "Mixtral", "GLM", "Kimi", "gpt-oss",
-    "Phi", "MiniMax", "Nemotron", "InternVL", "LLaVA",
-)  # fmt: skip
-HARDWARE = (
-    "H100", "H200", "H20", "B200", "B300", "GB200", "GB300", "A100", "L40S", "MI250", "MI300X",
-    "MI300A", "MI308X", "MI325X", "MI355X", "TPU", "Gaudi", "Blackwell", "Hopper",
-)  # fmt: skip
-_MODEL = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, MODELS)) + r")", re.I)
-_HARDWARE = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, HARDWARE)) + r")(?![\w])", re.I)
-_CANONICAL = {name.casefold(): name for name in MODELS + HARDWARE}
-BUG_TAGS = {"bug", "bugfix", "crash"}
+BUG_TAGS = {"bug", "bugfix", "crash", "security"}
+OUT_OF_PROPORTION_WEIGHT = 8.0  # the clearest severity signal an issue can carry
+REGRESSION_WEIGHT = 2.0
+REPRODUCIBLE_WEIGHT = 1.0
+FOCUS_WEIGHT = 1.0
 
 
-def severity_signals(text: str) -> list[tuple[str, float]]:
-    """(the words found, weight) for each severity class present in ``text``."""
-    found = []
-    for weight, pattern in _SEVERITY.values():
-        match = pattern.search(text)
-        if match:
-            found.append((" ".join(match.group(0).split()), weight))
-    return found
-
-
-def breadth_signals(text: str) -> list[str]:
-    """Popular model families and accelerators named in ``text``, as canonically spelled."""
-    names = [m.group(1) for m in _MODEL.finditer(text)] + [
-        m.group(1) for m in _HARDWARE.finditer(text)
-    ]
-    return list(dict.fromkeys(_CANONICAL[n.casefold()] for n in names))
+def breadth_of(facts: ItemFacts) -> list[str]:
+    return list(dict.fromkeys(facts.families + facts.names("hardware")))
 
 
 def is_bug_like(item: ItemRecord) -> bool:
@@ -83,28 +38,43 @@ def is_bug_like(item: ItemRecord) -> bool:
     return labelled or tagged
 
 
-def score_watch(item: ItemRecord, comments: list[CommentRecord], window: Window) -> WatchCandidate:
+def score_watch(
+    item: ItemRecord,
+    comments: list[CommentRecord],
+    window: Window,
+    facts: ItemFacts | None = None,
+    focus: Iterable[Rule] = (),
+) -> WatchCandidate:
     """``comments``: the issue's in-window human comments, oldest first."""
-    severity = severity_signals(f"{item.title}\n{item.body[:BODY_HEAD]}")
-    breadth = breadth_signals(f"{item.title}\n{prose(item.body)[:BODY_HEAD]}")
+    facts = facts or compute_item_facts(item, comments)
+    ranked = sorted(facts.symptoms, key=lambda s: -s.weight)
+    breadth = breadth_of(facts)
     participants = thread_participants(item, comments, window)
     reactions = item.reactions + sum(c.reactions for c in comments)
     bug_like = is_bug_like(item)
-    score = min(sum(weight for _, weight in severity), 10.0)
+    absurd = bool(facts.out_of_proportion)
+    regression = any(r.kind == "regression" for r in facts.relations)
+    relevant = any(match_rule(item, rule) for rule in focus)
+    score = min(facts.severity, 10.0)
     score += 2.0 * bug_like + 1.0 * window.contains(item.created_at)
     score += 0.5 * min(len(comments), 10) + 1.0 * min(len(participants), 5) + reactions / 3
-    score += 1.0 * min(len(breadth), 2)
-    words = [word for word, _ in severity]
+    score += 1.0 * min(len(breadth), 2) + OUT_OF_PROPORTION_WEIGHT * absurd
+    score += REGRESSION_WEIGHT * regression + REPRODUCIBLE_WEIGHT * facts.reproducible
+    score += FOCUS_WEIGHT * relevant
+    words = [s.text for s in ranked]
     return WatchCandidate(
         item=item,
         signals=words + breadth,
         score=round(score, 3),
         severity=words,
         breadth=breadth,
-        bug_like=bug_like or bool(severity),
+        bug_like=bug_like or bool(ranked),
         window_comments=len(comments),
         participants=len(participants),
         reactions=reactions,
+        facts=facts,
+        out_of_proportion=absurd,
+        regression=regression,
     )
 
 
@@ -113,11 +83,14 @@ def compute_watch(
     comments: Iterable[CommentRecord],
     window: Window,
     limit: int = 8,
+    focus: Iterable[Rule] = (),
+    repo: str | None = None,
 ) -> list[WatchCandidate]:
     """Open issues created in the window or discussed in it by humans, bug-like, best first.
 
     ``comments`` may include bots and out-of-window rows; both are dropped here.
     """
+    focus = list(focus)
     talk: dict[int, list[CommentRecord]] = {}
     for comment in human_in_window(comments, window):
         talk.setdefault(comment.number, []).append(comment)
@@ -127,7 +100,9 @@ def compute_watch(
             continue
         if not (window.contains(item.created_at) or item.number in talk):
             continue
-        candidate = score_watch(item, talk.get(item.number, []), window)
+        rows = talk.get(item.number, [])
+        facts = compute_item_facts(item, rows, repo)
+        candidate = score_watch(item, rows, window, facts, focus)
         if candidate.bug_like:
             candidates.append(candidate)
     candidates.sort(key=lambda c: (-c.score, -c.item.number))

@@ -14,7 +14,6 @@ from devdigest.models import (
     DailyReport,
     FocusEntry,
     FocusSection,
-    ItemRecord,
     Provenance,
     Statement,
     Topic,
@@ -22,8 +21,10 @@ from devdigest.models import (
 )
 from devdigest.writers.common import Context, item_link, short_title
 from devdigest.writers.extract import first_sentence
-from devdigest.writers.phrases import PHRASES, join_list, phrase, signal_name
-from devdigest.writers.threads import write_discussions, write_key_changes, write_watch
+from devdigest.writers.fact_phrases import symptom_name
+from devdigest.writers.phrases import PHRASES, join_list, phrase
+from devdigest.writers.readings import change_brief, write_key_changes, write_watch
+from devdigest.writers.threads import write_discussions
 
 LANGS = ("zh", "en")
 MAX_SUMMARY = 5
@@ -102,15 +103,11 @@ def _focus_summary(ctx: Context, focus: FocusResult) -> Statement:
     return ctx.statement(text)
 
 
-def _ref_title(ctx: Context, item: ItemRecord) -> str:
-    return phrase(ctx.lang, "ref_title", number=item.number, title=short_title(item.title))
-
-
 def _merges_summary(ctx: Context) -> list[Statement]:
-    merged = [c.item for c in ctx.analysis.key_changes if c.item.merged_at is not None][:3]
+    merged = [c for c in ctx.analysis.key_changes if c.item.merged_at is not None][:3]
     if not merged:
         return []
-    items = join_list(ctx.lang, [_ref_title(ctx, item) for item in merged])
+    items = join_list(ctx.lang, [change_brief(ctx, change) for change in merged])
     return [ctx.statement(phrase(ctx.lang, "summary_merges", items=items))]
 
 
@@ -130,13 +127,11 @@ def _discussion_summary(ctx: Context) -> list[Statement]:
 
 
 def _watch_summary(ctx: Context) -> list[Statement]:
-    flagged = [w for w in ctx.analysis.watch if w.signals]
+    flagged = [w for w in ctx.analysis.watch if w.facts is not None and w.facts.symptoms]
     if not flagged:
         return []
-    seen: list[str] = []
-    for w in flagged:
-        seen += [s for s in w.signals if s not in seen]
-    signals = join_list(ctx.lang, [signal_name(ctx.lang, s) for s in seen[:3]])
+    kinds = list(dict.fromkeys(k for w in flagged for k in w.facts.symptom_kinds))
+    signals = join_list(ctx.lang, [symptom_name(ctx.lang, k) for k in kinds[:3]])
     text = phrase(ctx.lang, "summary_watch", count=len(flagged), signals=signals)
     return [ctx.statement(text, [w.item.number for w in flagged])]
 

@@ -316,9 +316,12 @@ _ONE = re.compile(
 def phrase(lang: str, key: str, **values: object) -> str:
     """The template ``key`` filled in; English counts of one take the singular."""
     text = PHRASES[lang][key].format(**values)
-    if lang == "en":
-        text = _ONE.sub(lambda m: f"1 {m.group(1)}{_PLURALS[m.group(2)]}", text)
-    return text
+    return english_counts(text) if lang == "en" else text
+
+
+def english_counts(text: str) -> str:
+    """``1 comments`` → ``1 comment``."""
+    return _ONE.sub(lambda m: f"1 {m.group(1)}{_PLURALS[m.group(2)]}", text)
 
 
 def join_list(lang: str, parts: Iterable[str]) -> str:

@@ -1,37 +1,23 @@
-"""Offline writing of thread-based sections: hot discussions, key changes, issues to watch."""
+"""Offline writing of the hot discussions (key changes and the watch list: ``readings``)."""
 
 from __future__ import annotations
 
-import re
-
 from devdigest.analysis.classify import title_tags
-from devdigest.analysis.types import ChangeCandidate, Thread, WatchCandidate
-from devdigest.analysis.watch import SEVERITY
-from devdigest.models import (
-    CommentRecord,
-    HotDiscussion,
-    ItemRecord,
-    KeyChange,
-    Viewpoint,
-    WatchItem,
-)
+from devdigest.analysis.types import Thread
+from devdigest.models import CommentRecord, HotDiscussion, ItemRecord, Viewpoint
 from devdigest.writers.common import Context, is_maintainer, item_link, short_title
 from devdigest.writers.extract import (
     best_sentences,
     first_sentence,
     has_disagreement,
     is_bare_approval,
-    plain,
     sentences_of,
-    summary_sentences,
     trim,
 )
-from devdigest.writers.phrases import join_list, phrase, signal_name
+from devdigest.writers.phrases import join_list, phrase
 
 MAX_DISCUSSIONS = 5
 MAX_VIEWPOINTS = 5
-MAX_CHANGES = 5
-MAX_WATCH = 5
 _DECISIVE = ("APPROVED", "CHANGES_REQUESTED", "DISMISSED")
 
 
@@ -224,97 +210,3 @@ def status(ctx: Context, thread: Thread) -> str:
         whom = phrase(lang, "whom_reviewers" if item.is_pr else "whom_maintainers")
         return phrase(lang, "status_wait_others", state=state, author=item.author, whom=whom)
     return phrase(lang, "status_wait_author", state=state, last=last, author=item.author)
-
-
-# --- key technical changes -----------------------------------------------------------------
-
-
-def write_key_changes(ctx: Context) -> list[KeyChange]:
-    return [_change(ctx, c) for c in ctx.analysis.key_changes[:MAX_CHANGES]]
-
-
-def _change(ctx: Context, change: ChangeCandidate) -> KeyChange:
-    item = change.item
-    title = short_title(item.title)
-    sentences = summary_sentences(item.body, 2, item.title)
-    if sentences:
-        technical = phrase(
-            ctx.lang, "tech_body", title=title, sentences=trim(" ".join(sentences), 260)
-        )
-    else:
-        technical = phrase(ctx.lang, "tech_title", title=title)
-    return KeyChange(
-        item=item_link(item),
-        technical=ctx.polish(technical),
-        impact=ctx.polish(impact(ctx, change)),
-        figures=[plain(f) for f in change.figures],
-    )
-
-
-def impact(ctx: Context, change: ChangeCandidate) -> str:
-    lang = ctx.lang
-    parts = []
-    categories = ctx.analysis.categories.get(change.item.number, [])
-    if categories:
-        names = phrase(lang, "signal_join").join(ctx.name_of(c) for c in categories)
-        parts.append(phrase(lang, "impact_category", names=names))
-    if change.figures:
-        figures = phrase(lang, "signal_join").join(plain(f) for f in change.figures[:3])
-        parts.append(phrase(lang, "impact_figures", figures=figures))
-    linked = [n for n in change.linked if n in ctx.known]
-    if linked:
-        parts.append(phrase(lang, "impact_linked", refs=join_list(lang, [f"#{n}" for n in linked])))
-    if change.reviews:
-        parts.append(phrase(lang, "impact_reviews", n=change.reviews))
-    merged = change.item.merged_at is not None
-    parts.append(phrase(lang, "impact_merged" if merged else "impact_open"))
-    text = phrase(lang, "impact_join").join(parts) + phrase(lang, "impact_end")
-    return text[0].upper() + text[1:]
-
-
-# --- issues worth watching ---------------------------------------------------------------
-
-
-def write_watch(ctx: Context) -> list[WatchItem]:
-    return [_watch(ctx, w) for w in ctx.analysis.watch[:MAX_WATCH]]
-
-
-def severity_names(lang: str, watch: WatchCandidate) -> list[str]:
-    """The severity classes of the words found (``hangs`` → hang), in the report's language."""
-    names = []
-    for word in watch.severity:
-        name = next(
-            (k for k, (_, pattern) in SEVERITY.items() if re.search(pattern, word, re.I)), word
-        )
-        names.append(signal_name(lang, name))
-    return list(dict.fromkeys(names))
-
-
-def _watch(ctx: Context, watch: WatchCandidate) -> WatchItem:
-    severity = severity_names(ctx.lang, watch)
-    text = ctx.polish(why(ctx, watch, severity))
-    return WatchItem(item=item_link(watch.item), signals=severity + watch.breadth, why=text)
-
-
-def why(ctx: Context, watch: WatchCandidate, severity: list[str]) -> str:
-    """``severity``: :func:`severity_names` of ``watch``."""
-    lang, item = ctx.lang, watch.item
-    sep = phrase(lang, "signal_join")
-    parts = []
-    if severity:
-        parts.append(phrase(lang, "watch_signals", signals=sep.join(severity)))
-    if watch.breadth:
-        parts.append(phrase(lang, "watch_breadth", names=sep.join(watch.breadth)))
-    comments, people = watch.window_comments, watch.participants
-    if comments:
-        parts.append(phrase(lang, "watch_engagement", comments=comments, participants=people))
-    if watch.reactions:
-        parts.append(phrase(lang, "watch_reactions", reactions=watch.reactions))
-    parts.append(phrase(lang, "watch_closed" if item.state == "closed" else "watch_open"))
-    answered = any(
-        is_maintainer(c.author_association) and c.author != item.author for c in watch.comments
-    )
-    if item.state != "closed" and not answered:
-        parts.append(phrase(lang, "watch_no_reply"))
-    text = phrase(lang, "watch_join").join(parts) + phrase(lang, "watch_end")
-    return text[0].upper() + text[1:]
