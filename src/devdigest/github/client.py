@@ -9,8 +9,11 @@ without real waiting.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import random
+import re
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -22,15 +25,49 @@ from urllib.parse import urlsplit
 import httpx
 
 from devdigest import __version__
-from devdigest.errors import AuthError, GitHubError, NotFound, RateLimited
+from devdigest.config import redact_url
+from devdigest.errors import AuthError, ConfigError, GitHubError, NotFound, RateLimited
 from devdigest.github.graphql import graphql_error, graphql_url
 from devdigest.models import SyncStats
 
 Clock = Callable[[], datetime]
 Sleeper = Callable[[float], None]
+Notifier = Callable[[str], None]  # one line for the user (stderr by default)
 
 SECONDARY_MIN_WAIT = 60.0
 SECONDARY_MAX_WAIT = 900.0
+MAX_PAGES = 5000  # per listing: a server whose rel="next" never ends is stopped here
+MAX_BYTES = 64 * 2**20  # per response
+DEADLINE = 300.0  # seconds for a whole request, however slowly the server trickles it
+_CONTROL = re.compile(
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC (window title…), BEL or ST terminated
+    r"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI (colours, cursor moves)
+    r"|[\x00-\x1f\x7f-\x9f]"  # any other control character, \r included
+)
+
+
+def to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def clean_text(text: str, limit: int = 300) -> str:
+    """Server text made safe for a terminal: control and escape sequences removed, shortened."""
+    cleaned = " ".join(_CONTROL.sub(" ", text).split())
+    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"
+
+
+def shown(url: object) -> str:
+    """A URL for messages: credentials hidden, control characters removed."""
+    return clean_text(redact_url(str(url)), 500)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def utc_now() -> datetime:
@@ -120,7 +157,13 @@ class GitHubClient:
         backoff_cap: float = 60.0,
         rng: random.Random | None = None,
         transport: httpx.BaseTransport | None = None,
+        notify: Notifier | None = to_stderr,
+        max_pages: int = MAX_PAGES,
+        max_bytes: int = MAX_BYTES,
+        deadline: float = DEADLINE,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
+        check_api_url(base_url)
         self.base_url = base_url.rstrip("/")
         self.token = token or None
         self.token_fp = token_fingerprint(self.token)
@@ -134,6 +177,15 @@ class GitHubClient:
         self.rng = rng or random.Random()
         self.rates: dict[str, RateState] = {"core": RateState(), "graphql": RateState()}
         self._reached = False
+        self.notify: Notifier = notify or (lambda line: None)
+        self.max_pages, self.max_bytes, self.deadline = max_pages, max_bytes, deadline
+        self.monotonic = monotonic
+        scheme, host, _ = origin(self.base_url)
+        if self.token and scheme == "http" and not is_loopback(host):
+            self.notify(
+                f"warning: the GitHub token is sent unencrypted over http:// to {host}; use "
+                "an https:// API URL"
+            )
         headers = {
             "Accept": "application/vnd.github+json",
             "X-GitHub-Api-Version": "2022-11-28",
@@ -142,7 +194,11 @@ class GitHubClient:
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         self.http = httpx.Client(
-            headers=headers, timeout=timeout, follow_redirects=True, transport=transport
+            headers=headers,
+            timeout=min(timeout, deadline),
+            follow_redirects=True,
+            transport=transport,
+            event_hooks={"request": [self._same_origin]},
         )
 
     def close(self) -> None:
@@ -172,10 +228,19 @@ class GitHubClient:
             return self.base_url + "/" + path_or_url.lstrip("/")
         if origin(path_or_url) != origin(self.base_url):
             raise GitHubError(
-                f"refusing to follow {path_or_url}: it is not on the API host "
-                f"{self.base_url} (the token never leaves it); check --github-api-url"
+                f"refusing to follow {shown(path_or_url)}: it is not on the API host "
+                f"{shown(self.base_url)} (the token never leaves it); check --github-api-url"
             )
         return path_or_url
+
+    def _same_origin(self, request: httpx.Request) -> None:
+        """Every request, redirects included, stays on the API host: a foreign answer is never
+        taken for API data."""
+        if origin(str(request.url)) != origin(self.base_url):
+            raise GitHubError(
+                f"refusing a redirect to {shown(request.url)}: it leaves the API host "
+                f"{shown(self.base_url)}; check --github-api-url"
+            )
 
     def get(
         self,
@@ -211,6 +276,7 @@ class GitHubClient:
     def _send(self, request: _Request) -> ApiResponse:
         """One request with retries, waits and the reserve of its rate-limit resource."""
         last_reason = ""
+        url = shown(request.url)
         for attempt in range(1, self.max_tries + 1):
             self._respect_reserve(request.resource)
             try:
@@ -220,8 +286,11 @@ class GitHubClient:
                 if attempt == self.max_tries:
                     break
                 self.stats.retried += 1
+                self._announce(
+                    f"GitHub: {retry.reason} for {url}; try {attempt + 1} of {self.max_tries}",
+                    retry.delay,
+                )
                 self._sleep(retry.delay)
-        url = request.url
         if "rate limit" in last_reason:
             raise RateLimited(
                 f"GitHub kept rate-limiting {url} ({last_reason}) after {self.max_tries} tries: "
@@ -234,29 +303,36 @@ class GitHubClient:
         )
 
     def paginate(self, path: str, params: dict[str, Any] | None = None) -> Iterator[ApiResponse]:
-        """Pages of a listing, following ``Link: rel="next"`` on the API host only."""
+        """Pages of a listing, following ``Link: rel="next"`` on the API host only, at most
+        ``max_pages`` of them."""
         response = self.get(path, params)
         yield response
+        pages = 1
         while response.next_url:
+            self.check_page_cap(path, pages)
             response = self.get(response.next_url)
+            pages += 1
             yield response
+
+    def check_page_cap(self, path: str, pages: int) -> None:
+        """Stop a listing that has already taken ``max_pages`` pages."""
+        if pages >= self.max_pages:
+            raise GitHubError(
+                f"stopped reading {shown(self.url(path).split('?')[0])} after {pages} pages "
+                f"(the cap per listing): the server keeps sending more; raise "
+                "github_max_pages if this repository really is that large"
+            )
 
     # --- one attempt -----------------------------------------------------------------------
 
     def _attempt(self, request: _Request, attempt: int) -> ApiResponse:
         try:
             self.stats.requests += 1
-            resp = self.http.request(
-                request.method,
-                request.url,
-                params=request.params,
-                headers=request.headers,
-                json=request.body,
-            )
+            resp, content = self._fetch(request)
         except httpx.ConnectError as exc:
             if not self._reached:
                 raise GitHubError(
-                    f"cannot reach the GitHub API at {self.base_url} ({exc}): check the "
+                    f"cannot reach the GitHub API at {shown(self.base_url)} ({exc}): check the "
                     "network or --github-api-url / DEVDIGEST_GITHUB_API_URL"
                 ) from exc
             raise _Retry(f"connection failed: {exc}", self._backoff(attempt)) from exc
@@ -269,18 +345,46 @@ class GitHubClient:
             self.stats.not_modified += 1
             return ApiResponse(304, str(resp.url), None, resp.headers)
         if 200 <= status < 300:
-            response = self._success(resp, attempt)
+            response = self._success(resp, content, attempt)
             if request.resource == "graphql":
                 self._check_graphql(response, attempt)
             return response
-        self._raise_for_status(resp, attempt, request.resource)
+        self._raise_for_status(resp, content, attempt, request.resource)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _success(self, resp: httpx.Response, attempt: int) -> ApiResponse:
+    def _fetch(self, request: _Request) -> tuple[httpx.Response, bytes]:
+        """Send and read the (decoded) body in chunks, within ``max_bytes`` and the ``deadline``."""
+        started = self.monotonic()
+        built = self.http.build_request(
+            request.method,
+            request.url,
+            params=request.params,
+            headers=request.headers,
+            json=request.body,
+        )
+        resp = self.http.send(built, stream=True)
         try:
-            data = json.loads(resp.content)
+            body = bytearray()
+            for chunk in resp.iter_bytes():
+                body += chunk
+                if len(body) > self.max_bytes:
+                    raise GitHubError(
+                        f"the answer of {shown(resp.url)} exceeds {self.max_bytes // 2**20} MiB: "
+                        "refused (not a GitHub API answer?); check --github-api-url"
+                    )
+                if self.monotonic() - started > self.deadline:
+                    raise httpx.ReadTimeout(
+                        f"no complete answer within {self.deadline:.0f}s", request=built
+                    )
+        finally:
+            resp.close()
+        return resp, bytes(body)
+
+    def _success(self, resp: httpx.Response, content: bytes, attempt: int) -> ApiResponse:
+        try:
+            data = json.loads(content)
         except ValueError as exc:
-            raise _Retry(f"invalid JSON from {resp.url}", self._backoff(attempt)) from exc
+            raise _Retry("invalid JSON", self._backoff(attempt)) from exc
         nxt = resp.links.get("next", {}).get("url")
         if nxt:  # checked against the API origin when followed, never before
             nxt = str(resp.url.join(nxt))
@@ -296,8 +400,10 @@ class GitHubClient:
         if error is not None:
             raise error
 
-    def _raise_for_status(self, resp: httpx.Response, attempt: int, resource: str) -> None:
-        status, message = resp.status_code, _message(resp)
+    def _raise_for_status(
+        self, resp: httpx.Response, content: bytes, attempt: int, resource: str
+    ) -> None:
+        status, message = resp.status_code, _message(resp, content)
         if status == 401:
             raise AuthError(f"GitHub rejected the token (401 {message}): check GITHUB_TOKEN")
         if status in (403, 429):
@@ -305,16 +411,16 @@ class GitHubClient:
             if delay is not None:
                 raise _Retry(f"rate limit ({status} {message})", delay)
             raise AuthError(
-                f"GitHub refused access (403 {message}) to {resp.url}: use a GITHUB_TOKEN "
-                "that can read this repository"
+                f"GitHub refused access (403 {message}) to {shown(resp.url)}: use a "
+                "GITHUB_TOKEN that can read this repository"
             )
         if status == 404:
-            raise NotFound(f"not found (404): {resp.url}")
+            raise NotFound(f"not found (404): {shown(resp.url)}")
         if status >= 500:
             raise _Retry(f"server error {status}", self._backoff(attempt))
         raise GitHubError(
-            f"GitHub answered {status} ({message}) for {resp.url}: check the repository and "
-            "--github-api-url"
+            f"GitHub answered {status} ({message}) for {shown(resp.url)}: check the repository "
+            "and --github-api-url"
         )
 
     # --- rate limits -----------------------------------------------------------------------
@@ -391,12 +497,26 @@ class GitHubClient:
                 "then (everything fetched so far is kept) or drop --no-wait",
                 reset.timestamp(),
             )
+        self._announce(f"GitHub rate limit ({why})", delay)
         self._sleep(delay)
 
     # --- waiting ---------------------------------------------------------------------------
 
     def _backoff(self, attempt: int) -> float:
-        return min(self.backoff_cap, 2.0 ** (attempt - 1))
+        """Exponential, capped, with up to half again of random jitter (``rng``: seedable)."""
+        base = min(self.backoff_cap, 2.0 ** (attempt - 1))
+        return base + self.rng.uniform(0, base / 2)
+
+    def _announce(self, what: str, delay: float) -> None:
+        """Say what is awaited and until when, in UTC and local time."""
+        if delay <= 0:
+            return
+        until = datetime.fromtimestamp(self.now().timestamp() + delay, UTC)
+        local = until.astimezone()
+        self.notify(
+            f"{what}: waiting {delay:.0f}s, until {until:%H:%M:%S} UTC "
+            f"({local:%H:%M:%S} {local.tzname()} local)"
+        )
 
     def _sleep(self, seconds: float) -> None:
         if seconds <= 0:
@@ -415,11 +535,22 @@ class _Request:
     resource: str = "core"  # the rate-limit resource it is charged to
 
 
-def _message(resp: httpx.Response) -> str:
+def _message(resp: httpx.Response, content: bytes) -> str:
+    """The server's ``message`` (or the reason phrase), safe to print."""
     try:
-        data = resp.json()
+        data = json.loads(content)
     except ValueError:
-        return resp.reason_phrase or "error"
+        data = None
     if isinstance(data, dict) and data.get("message"):
-        return str(data["message"])
-    return resp.reason_phrase or "error"
+        return clean_text(str(data["message"]))
+    return clean_text(resp.reason_phrase or "error")
+
+
+def check_api_url(url: str) -> None:
+    """A clear error for an API URL without an http(s) scheme, before any request."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            f"the GitHub API URL {shown(url)!r} is not an http:// or https:// URL: write it "
+            "in full, e.g. https://api.github.com or https://HOST/api/v3 (--github-api-url)"
+        )
