@@ -17,6 +17,7 @@ from devdigest.analysis.types import WindowAnalysis
 from devdigest.config import Config
 from devdigest.errors import ConfigError
 from devdigest.github.normalize import (
+    normalize_event,
     normalize_issue_comment,
     normalize_item,
     normalize_review,
@@ -145,9 +146,11 @@ def upsert_sample(store: Store, dataset: Dataset, at: datetime | None = None) ->
         for rc in dataset.review_comments
     ]
     comments += [normalize_review(dataset.review_json(r), r.number) for r in dataset.reviews]
+    events = [normalize_event(obj) for obj in dataset.issue_events_json(at)]
     with store.transaction() as conn:
         repo_id = store.repo_id(dataset.repo, conn)
         store.upsert_items(conn, repo_id, items)
+        store.upsert_item_events(conn, repo_id, [e for e in events if e is not None])
         store.upsert_comments(conn, repo_id, [c for c in comments if c.created_at <= at])
     store.record_sync_run(repo_id, SyncStats(started_at=at, finished_at=at), "sample")
 

@@ -272,7 +272,7 @@ class FakeGitHub:
         return self.add_fault(Fault("trickle", delay_ms=delay_ms, times=times, **match))
 
     def endless_paging(self, times: int = 10**9, **match: Any) -> Fault:
-        """Every matching page links a next page, whatever the listing's length."""
+        """Every matching request gets the listing's first page, linking a next page."""
         return self.add_fault(Fault("endless", times=times, **match))
 
     def touch(self, repo: str, number: int, at: datetime | None = None) -> None:
@@ -348,6 +348,9 @@ class FakeGitHub:
             h.reset()
             return
         with self._lock:
+            endless = fault is not None and fault.kind == "endless"
+            if endless:  # the same page, whatever page is asked for
+                query = {k: v for k, v in query.items() if k != "page"}
             resp = self._respond(h, path, query, fault)
             record.status, record.timestamp = resp.status, self.clock.now()
             record.was_304, record.charged = resp.status == 304, resp.charge
@@ -355,7 +358,6 @@ class FakeGitHub:
                 self._paging_faults(path, target, query, resp.listing, index)
             host = h.headers.get("Host", f"127.0.0.1:{self.port}")
             if resp.listing is not None and resp.status in (200, 304):
-                endless = fault is not None and fault.kind == "endless"
                 total = 10**9 if endless else len(resp.listing)
                 link = _link(host, prefix + path, query, total)
                 if link:

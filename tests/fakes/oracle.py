@@ -17,9 +17,7 @@ from devdigest.sample.model import Dataset, Item
 KEYS = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
 
 
-def _fold(
-    item: Item, at: datetime, end: datetime
-) -> tuple[bool, datetime | None, datetime | None]:
+def _fold(item: Item, at: datetime, end: datetime) -> tuple[bool, datetime | None, datetime | None]:
     """(closed?, latest close time, merge time) after the events at or before `at` and before
     `end`."""
     closed, closed_at, merged_at = False, None, None

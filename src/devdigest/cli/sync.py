@@ -32,6 +32,7 @@ RESOURCE_LABELS = {
     "issues": "issues and PRs",
     "issue_comments": "issue comments",
     "review_comments": "review comments",
+    "issue_events": "state events",
 }
 
 
@@ -113,8 +114,7 @@ def sync_command(
     if since and days:
         raise ConfigError("choose one of --since and --days")
     start = parse_instant(since) if since else None
-    if days:
-        start = gh.current_time() - timedelta(days=days)
+    lookback = timedelta(days=days) if days else None  # from the server's Date, not ours
     anonymous_note(config)
     with (
         open_store(config.db) as store,
@@ -122,7 +122,13 @@ def sync_command(
         sync_progress() as progress,
     ):
         stats = gh.sync_repo(
-            store, client, repo, start, progress=progress, graphql=config.github_graphql
+            store,
+            client,
+            repo,
+            start,
+            lookback=lookback,
+            progress=progress,
+            graphql=config.github_graphql,
         )
     echo_notes(stats)
     click.echo(summary_line(repo, stats))
@@ -152,7 +158,8 @@ def stats_command(
     """The five counts of a window of REPO (OWNER/NAME), syncing what it needs first."""
     config = with_graphql(app.config, graphql)
     project = config.project(repo)
-    window = window_from_options(project.tz, on_date, since, until, last, tz, now=gh.current_time())
+    now = gh.reference_time(config, offline=no_sync)
+    window = window_from_options(project.tz, on_date, since, until, last, tz, now=now)
     with open_store(config.db) as store:
         if not no_sync:
             anonymous_note(config)

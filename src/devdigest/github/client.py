@@ -259,6 +259,15 @@ class GitHubClient:
             headers["If-Modified-Since"] = last_modified
         return self._send(_Request("GET", url, params, headers))
 
+    def server_date(self) -> datetime:
+        """The API server's clock (the ``Date`` of a ``GET /rate_limit``, which costs no
+        quota), or this machine's when the server gives none or cannot be reached."""
+        try:
+            resp = self.http.get(self.url("rate_limit"))
+        except (httpx.HTTPError, GitHubError):
+            return self.now()
+        return ApiResponse(resp.status_code, str(resp.url), None, resp.headers).date or self.now()
+
     @property
     def graphql_url(self) -> str:
         return graphql_url(self.base_url)

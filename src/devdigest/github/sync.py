@@ -70,6 +70,16 @@ def current_time() -> datetime:
     return CLIENT_OVERRIDES.get("clock", utc_now)()
 
 
+def reference_time(config: Config, *, offline: bool = False) -> datetime:
+    """ "Now" for windows that end now or default to the latest day: the API server's clock, the
+    one sync reads (``Date``), so a machine with a wrong clock still asks for the right days;
+    the local clock offline (``--no-sync``) or when the server gives no date."""
+    if offline:
+        return current_time()
+    with make_client(config) as client:
+        return client.server_date()
+
+
 def make_client(
     config: Config, *, wait: bool = True, stats: SyncStats | None = None
 ) -> GitHubClient:
