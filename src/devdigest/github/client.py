@@ -1,73 +1,50 @@
 """GitHub REST client: conditional GETs, pagination, retries and rate limits, plus GraphQL.
 
-Requests run serially. REST and GraphQL have separate rate limits (``X-RateLimit-Resource``
-core and graphql); each is tracked and respected on its own. The clock (``now() -> datetime``)
-and the sleeper (``sleep(seconds)``) are injectable so that tests run on a simulated clock
-without real waiting.
+Requests run serially, only to the API origin (redirects included), each answer read in chunks
+within a size cap and a total deadline. Rate limits and waits are in ``devdigest.github.limits``,
+message and URL safety in ``devdigest.github.safety``. The clock (``now() -> datetime``), the
+sleeper (``sleep(seconds)``), the random source of the jitter and the notifier of waits are
+injectable so that tests run on a simulated clock without real waiting.
 """
 
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 import json
 import random
-import re
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
 from devdigest import __version__
-from devdigest.config import redact_url
-from devdigest.errors import AuthError, ConfigError, GitHubError, NotFound, RateLimited
+from devdigest.errors import AuthError, GitHubError, NotFound, RateLimited
 from devdigest.github.graphql import graphql_error, graphql_url
+from devdigest.github.limits import SECONDARY_MIN_WAIT, RateLimits, RateState
+from devdigest.github.safety import (
+    check_api_url,
+    clean_text,
+    is_loopback,
+    origin,
+    server_message,
+    shown,
+    to_stderr,
+)
 from devdigest.models import SyncStats
+
+__all__ = ["ApiResponse", "GitHubClient", "clean_text", "shown", "token_fingerprint", "utc_now"]
 
 Clock = Callable[[], datetime]
 Sleeper = Callable[[float], None]
 Notifier = Callable[[str], None]  # one line for the user (stderr by default)
 
-SECONDARY_MIN_WAIT = 60.0
-SECONDARY_MAX_WAIT = 900.0
 MAX_PAGES = 5000  # per listing: a server whose rel="next" never ends is stopped here
 MAX_BYTES = 64 * 2**20  # per response
 DEADLINE = 300.0  # seconds for a whole request, however slowly the server trickles it
-_CONTROL = re.compile(
-    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC (window title…), BEL or ST terminated
-    r"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI (colours, cursor moves)
-    r"|[\x00-\x1f\x7f-\x9f]"  # any other control character, \r included
-)
-
-
-def to_stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
-def clean_text(text: str, limit: int = 300) -> str:
-    """Server text made safe for a terminal: control and escape sequences removed, shortened."""
-    cleaned = " ".join(_CONTROL.sub(" ", text).split())
-    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"
-
-
-def shown(url: object) -> str:
-    """A URL for messages: credentials hidden, control characters removed."""
-    return clean_text(redact_url(str(url)), 500)
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def utc_now() -> datetime:
@@ -77,14 +54,6 @@ def utc_now() -> datetime:
 def token_fingerprint(token: str | None) -> str:
     """First 16 hex digits of sha256(token), or ``anon``: keys the HTTP cache per credential."""
     return hashlib.sha256(token.encode()).hexdigest()[:16] if token else "anon"
-
-
-def origin(url: str) -> tuple[str, str, int | None]:
-    """(scheme, host, port) with the default port made explicit."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    port = parts.port or {"https": 443, "http": 80}.get(scheme)
-    return scheme, (parts.hostname or "").lower(), port
 
 
 @dataclass(slots=True)
@@ -121,15 +90,6 @@ class ApiResponse:
             return None
 
 
-@dataclass(slots=True)
-class RateState:
-    """What the last response of one rate-limit resource said."""
-
-    limit: int | None = None
-    remaining: int | None = None
-    reset: float | None = None
-
-
 class _Retry(Exception):
     """A transient failure: wait ``delay`` seconds and try again."""
 
@@ -139,7 +99,7 @@ class _Retry(Exception):
         self.delay = delay
 
 
-class GitHubClient:
+class GitHubClient(RateLimits):
     """A small, careful REST client for one API base URL."""
 
     def __init__(
@@ -412,7 +372,7 @@ class GitHubClient:
     def _raise_for_status(
         self, resp: httpx.Response, content: bytes, attempt: int, resource: str
     ) -> None:
-        status, message = resp.status_code, _message(resp, content)
+        status, message = resp.status_code, server_message(resp, content)
         if status == 401:
             raise AuthError(f"GitHub rejected the token (401 {message}): check GITHUB_TOKEN")
         if status in (403, 429):
@@ -432,107 +392,6 @@ class GitHubClient:
             "and --github-api-url"
         )
 
-    # --- rate limits -----------------------------------------------------------------------
-
-    def _observe_rate(self, headers: httpx.Headers, resource: str) -> None:
-        state = self.rates.setdefault(resource, RateState())
-        for name, attr in (
-            ("X-RateLimit-Limit", "limit"),
-            ("X-RateLimit-Remaining", "remaining"),
-            ("X-RateLimit-Reset", "reset"),
-        ):
-            value = headers.get(name)
-            if value is not None:
-                try:
-                    setattr(state, attr, float(value) if attr == "reset" else int(value))
-                except ValueError:
-                    continue
-
-    @property
-    def effective_reserve(self) -> int:
-        """The reserve, kept to a tenth of the limit (the anonymous limit is only 60/hour)."""
-        return self._reserve_for("core")
-
-    def _reserve_for(self, resource: str) -> int:
-        limit = self.rates[resource].limit
-        return self.reserve if limit is None else min(self.reserve, limit // 10)
-
-    def seconds_until_reset(self, resource: str = "core") -> float:
-        reset = self.rates[resource].reset
-        if reset is None:
-            return 0.0
-        return max(0.0, reset - self.now().timestamp())
-
-    def _respect_reserve(self, resource: str = "core") -> None:
-        """Below the reserve, wait for the reset (or stop, when waiting is disabled)."""
-        state = self.rates[resource]
-        if state.remaining is None or state.remaining >= self._reserve_for(resource):
-            return
-        delay = self.seconds_until_reset(resource)
-        if delay <= 0:
-            return
-        self._wait_for_limit(delay + 1, f"{state.remaining} {resource} requests left")
-        state.remaining = None
-
-    def _rate_limit_delay(
-        self, resp: httpx.Response, attempt: int, message: str, resource: str = "core"
-    ) -> float | None:
-        """Seconds to wait for a 403/429 rate limit; ``None`` if it is not a rate limit."""
-        retry_after = resp.headers.get("Retry-After")
-        if retry_after is not None:
-            try:
-                delay = max(0.0, float(retry_after))
-            except ValueError:
-                delay = SECONDARY_MIN_WAIT
-            return self._limit_delay(delay, f"Retry-After {retry_after}")
-        if resp.headers.get("X-RateLimit-Remaining") == "0":
-            wait = self.seconds_until_reset(resource) + 1
-            return self._limit_delay(wait, "primary limit exhausted")
-        if resp.status_code == 429 or "rate limit" in message.lower():
-            base = min(SECONDARY_MAX_WAIT, SECONDARY_MIN_WAIT * 2 ** (attempt - 1))
-            return self._limit_delay(base + self.rng.uniform(0, base / 4), "secondary limit")
-        return None
-
-    def _limit_delay(self, delay: float, why: str) -> float:
-        if not self.wait:
-            self._wait_for_limit(delay, why)
-        return delay
-
-    def _wait_for_limit(self, delay: float, why: str) -> None:
-        if not self.wait:
-            reset = datetime.fromtimestamp(self.now().timestamp() + delay, UTC)
-            raise RateLimited(
-                f"GitHub rate limit reached ({why}); it resets at {reset:%H:%M} UTC: rerun "
-                "then (everything fetched so far is kept) or drop --no-wait",
-                reset.timestamp(),
-            )
-        self._announce(f"GitHub rate limit ({why})", delay)
-        self._sleep(delay)
-
-    # --- waiting ---------------------------------------------------------------------------
-
-    def _backoff(self, attempt: int) -> float:
-        """Exponential, capped, with up to half again of random jitter (``rng``: seedable)."""
-        base = min(self.backoff_cap, 2.0 ** (attempt - 1))
-        return base + self.rng.uniform(0, base / 2)
-
-    def _announce(self, what: str, delay: float) -> None:
-        """Say what is awaited and until when, in UTC and local time."""
-        if delay <= 0:
-            return
-        until = datetime.fromtimestamp(self.now().timestamp() + delay, UTC)
-        local = until.astimezone()
-        self.notify(
-            f"{what}: waiting {delay:.0f}s, until {until:%H:%M:%S} UTC "
-            f"({local:%H:%M:%S} {local.tzname()} local)"
-        )
-
-    def _sleep(self, seconds: float) -> None:
-        if seconds <= 0:
-            return
-        self.stats.slept_seconds += seconds
-        self._sleeper(seconds)
-
 
 @dataclass(slots=True)
 class _Request:
@@ -542,24 +401,3 @@ class _Request:
     headers: dict[str, str]
     body: dict[str, Any] | None = None
     resource: str = "core"  # the rate-limit resource it is charged to
-
-
-def _message(resp: httpx.Response, content: bytes) -> str:
-    """The server's ``message`` (or the reason phrase), safe to print."""
-    try:
-        data = json.loads(content)
-    except ValueError:
-        data = None
-    if isinstance(data, dict) and data.get("message"):
-        return clean_text(str(data["message"]))
-    return clean_text(resp.reason_phrase or "error")
-
-
-def check_api_url(url: str) -> None:
-    """A clear error for an API URL without an http(s) scheme, before any request."""
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise ConfigError(
-            f"the GitHub API URL {shown(url)!r} is not an http:// or https:// URL: write it "
-            "in full, e.g. https://api.github.com or https://HOST/api/v3 (--github-api-url)"
-        )

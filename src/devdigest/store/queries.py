@@ -189,35 +189,12 @@ class Store(SyncBookkeeping):
                     sa.select(t.items).where(i.repo_id == repo_id, cond).order_by(i.number)
                 )
                 result[key] = [_item(r) for r in rows.mappings()]
-        closed = self._closed_in(repo, start, end)
+            closed = _closed_in(c, repo_id, start, end)
         result["closed_issues"] = [it for it in closed if not it.is_pr]
         result["closed_unmerged_prs"] = [
             it for it in closed if it.is_pr and (it.merged_at is None or it.merged_at >= end)
         ]
         return {key: result[key] for key in COUNT_KEYS}
-
-    def _closed_in(self, repo: str, start: datetime, end: datetime) -> list[ItemRecord]:
-        """Items whose latest closing before ``end`` lies in ``[start, end)`` and that were still
-        closed at ``end``, by number."""
-        i, e = t.items.c, t.item_events.c
-        repo_id = self.repo_id(repo, create=False)
-        closing = sa.select(e.number).where(
-            e.repo_id == repo_id,
-            e.event.in_(("closed", "merged")),
-            e.created_at >= start,
-            e.created_at < end,
-        )
-        now_closed = sa.and_(i.state == "closed", i.closed_at >= start, i.closed_at < end)
-        query = sa.select(t.items).where(
-            i.repo_id == repo_id, sa.or_(now_closed, i.number.in_(closing))
-        )
-        with self.engine.connect() as c:
-            candidates = [_item(r) for r in c.execute(query.order_by(i.number)).mappings()]
-        history: dict[int, ItemEvent] = {}
-        epoch = datetime(1970, 1, 1, tzinfo=UTC)
-        for event in self.item_state_changes(repo, epoch, end, [it.number for it in candidates]):
-            history[event.number] = event  # oldest first: the last one wins
-        return [it for it in candidates if _closed_at_end(it, history.get(it.number), start)]
 
     def items_updated(
         self, repo: str, start: datetime, end: datetime | None = None
@@ -416,6 +393,32 @@ def _locked_or_failed(exc: Exception) -> str:
             "sync?); rerun when it has finished"
         )
     return f"database write failed: {first}"
+
+
+def _closed_in(c: Connection, repo_id: int, start: datetime, end: datetime) -> list[ItemRecord]:
+    """Items whose latest closing before ``end`` lies in ``[start, end)`` and that were still
+    closed at ``end``, by number."""
+    i, e = t.items.c, t.item_events.c
+    closing = sa.select(e.number).where(
+        e.repo_id == repo_id,
+        e.event.in_(("closed", "merged")),
+        e.created_at >= start,
+        e.created_at < end,
+    )
+    now_closed = sa.and_(i.state == "closed", i.closed_at >= start, i.closed_at < end)
+    found: dict[int, ItemRecord] = {}
+    for cond in (now_closed, i.number.in_(closing)):  # apart, each query uses its index
+        rows = c.execute(sa.select(t.items).where(i.repo_id == repo_id, cond))
+        found.update((r["number"], _item(r)) for r in rows.mappings())
+    last: dict[int, ItemEvent] = {}
+    for chunk in _chunks(sorted(found), 500):
+        rows = c.execute(
+            sa.select(e.id, e.number, e.event, e.created_at)
+            .where(e.repo_id == repo_id, e.number.in_(chunk), e.created_at < end)
+            .order_by(e.created_at, e.id)
+        )
+        last.update((r.number, ItemEvent(r.id, r.number, r.event, r.created_at)) for r in rows)
+    return [found[n] for n in sorted(found) if _closed_at_end(found[n], last.get(n), start)]
 
 
 def _closed_at_end(item: ItemRecord, last: ItemEvent | None, start: datetime) -> bool:
