@@ -56,7 +56,7 @@ def sync_progress() -> Iterator[gh.Progress]:
 def summary_line(repo: str, stats: SyncStats) -> str:
     return (
         f"synced {repo}: {stats.items} items, {stats.comments} comments, "
-        f"{stats.reviews} reviews; {stats.requests} requests, {stats.not_modified} not modified "
+        f"{stats.reviews} reviews, {stats.events} state events; {stats.requests} requests, {stats.not_modified} not modified "
         f"(304), {stats.retried} retried, {stats.slept_seconds:.0f}s waited"
     )
 
