@@ -11,11 +11,13 @@ import pytest
 from devdigest.errors import GitHubError, RateLimited
 from devdigest.github.client import GitHubClient
 from devdigest.github.sync import MARGIN, covered_from, sync_repo
-from devdigest.sample.dataset import Dataset, generate_day
+from devdigest.sample.dataset import Dataset, generate_day, generate_history
+from devdigest.sample.model import item_state
 from devdigest.store import Store, open_store
 from tests.db import scoped_store
 from tests.fakes.github_server import FakeClock, FakeGitHub
 from tests.fakes.oracle import expected
+from tests.helpers import store_from_dataset
 from tests.test_sync import assert_matches_oracle, watermark
 
 TOKEN = "fidelity-token"
@@ -212,3 +214,31 @@ def test_a_locked_database_is_waited_for_and_the_write_retried(tmp_path) -> None
     assert repo_id > 0 and len(waits) == 1
     blocker.close()
     store.close()
+
+
+def test_every_day_of_a_history_counts_what_a_run_at_its_end_counted(tmp_path) -> None:
+    ds = generate_history(days=10, seed=3)  # items closed, reopened and closed again included
+    store = store_from_dataset(ds, str(tmp_path / "history10.sqlite3"))
+    changed_days = 0
+    for d in range(10):
+        end = ds.end - timedelta(days=d)
+        start = end - timedelta(days=1)
+        oracle = expected(ds, start, end)["items"]
+        assert store.window_numbers(ds.repo, start, end) == oracle, d
+        changed_days += oracle != expected_by_final_state(ds, start, end)
+    assert changed_days >= 3  # days a store without state history would now count differently
+    store.close()
+
+
+def expected_by_final_state(ds: Dataset, start: datetime, end: datetime) -> dict:
+    """The counts as the latest state alone would give them (closures judged at the dataset's
+    end): what the store counted before it kept the state history."""
+    items = expected(ds, start, end)["items"]
+    closed = [
+        n
+        for n, it in ds.items.items()
+        if not it.is_pr
+        and (st := item_state(it, ds.end)).state == "closed"
+        and start <= st.closed_at < end
+    ]
+    return items | {"closed_issues": sorted(closed)}
