@@ -56,8 +56,9 @@ def sync_progress() -> Iterator[gh.Progress]:
 def summary_line(repo: str, stats: SyncStats) -> str:
     return (
         f"synced {repo}: {stats.items} items, {stats.comments} comments, "
-        f"{stats.reviews} reviews, {stats.events} state events; {stats.requests} requests, {stats.not_modified} not modified "
-        f"(304), {stats.retried} retried, {stats.slept_seconds:.0f}s waited"
+        f"{stats.reviews} reviews, {stats.events} state events; {stats.requests} requests, "
+        f"{stats.not_modified} not modified (304), {stats.retried} retried, "
+        f"{stats.slept_seconds:.0f}s waited"
     )
 
 
