@@ -304,7 +304,10 @@ class Store(SyncBookkeeping):
         with self.engine.connect() as c:
             covered = c.execute(
                 sa.select(sa.func.max(s.watermark)).where(
-                    s.repo_id == repo_id, s.resource.like("%:from")
+                    s.repo_id == repo_id,
+                    s.resource.like("%:from"),
+                    # the state history: a store upgraded to it starts it later than its items
+                    s.resource != "issue_events:from",
                 )
             ).scalar_one_or_none()
             if covered is not None:
