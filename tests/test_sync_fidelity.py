@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -18,7 +19,7 @@ from tests.db import scoped_store
 from tests.fakes.github_server import FakeClock, FakeGitHub
 from tests.fakes.oracle import expected
 from tests.helpers import store_from_dataset
-from tests.test_sync import assert_matches_oracle, watermark
+from tests.test_sync import assert_matches_oracle, runs, watermark
 
 TOKEN = "fidelity-token"
 
@@ -242,3 +243,29 @@ def expected_by_final_state(ds: Dataset, start: datetime, end: datetime) -> dict
         and start <= st.closed_at < end
     ]
     return items | {"closed_issues": sorted(closed)}
+
+
+def test_two_concurrent_syncs_on_one_sqlite_file_both_finish(
+    gh: FakeGitHub, clock: FakeClock, tmp_path, day: Dataset
+) -> None:
+    db = str(tmp_path / "shared.sqlite3")
+    open_store(db).close()
+    since = clock.now() - timedelta(hours=1)
+    errors: list[Exception] = []
+
+    def one_sync() -> None:
+        try:
+            with open_store(db) as store:
+                sync_repo(store, client(gh, clock), day.repo, since)
+        except Exception as exc:  # any failure fails the test below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one_sync) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with open_store(db) as store:
+        assert_matches_oracle(store, day, since, clock.now())
+        assert [r["status"] for r in runs(store)] == ["ok", "ok"]
