@@ -269,3 +269,20 @@ def test_two_concurrent_syncs_on_one_sqlite_file_both_finish(
     with open_store(db) as store:
         assert_matches_oracle(store, day, since, clock.now())
         assert [r["status"] for r in runs(store)] == ["ok", "ok"]
+
+
+def test_state_events_paged_past_githubs_depth_limit_keep_what_was_read(
+    gh: FakeGitHub, clock: FakeClock, store: Store, day: Dataset
+) -> None:
+    since = clock.now() - timedelta(days=1)
+    gh.fail(422, path=r"/issues/events\?.*page=2")  # "Validation failed" for deep pages
+    stats = sync_repo(store, client(gh, clock), day.repo, since)
+    assert stats.events > 0 and any("state history reaches back to" in n for n in stats.notes)
+    repo_id = store.repo_id(day.repo)
+    reached = store.watermark(repo_id, "issue_events:from")
+    assert (
+        since
+        < reached
+        == min(e.created_at for e in store.item_state_changes(day.repo, since, clock.now()))
+    )
+    assert store.watermark(repo_id, "issues:from") == since  # the items are complete

@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 
 from devdigest import __version__
-from devdigest.errors import AuthError, GitHubError, NotFound, RateLimited
+from devdigest.errors import AuthError, GitHubError, NotFound, RateLimited, Unprocessable
 from devdigest.github.graphql import graphql_error, graphql_url
 from devdigest.github.limits import SECONDARY_MIN_WAIT, RateLimits, RateState
 from devdigest.github.safety import (
@@ -387,6 +387,8 @@ class GitHubClient(RateLimits):
             raise NotFound(f"not found (404): {shown(resp.url)}")
         if status >= 500:
             raise _Retry(f"server error {status}", self._backoff(attempt))
+        if status == 422:
+            raise Unprocessable(f"GitHub answered 422 ({message}) for {shown(resp.url)}")
         raise GitHubError(
             f"GitHub answered {status} ({message}) for {shown(resp.url)}: check the repository "
             "and --github-api-url"

@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from devdigest.config import Config
-from devdigest.errors import NotFound, StoreError
+from devdigest.errors import NotFound, StoreError, Unprocessable
 from devdigest.github.client import ApiResponse, GitHubClient, shown, utc_now
 from devdigest.github.normalize import (
     normalize_event,
@@ -286,7 +286,15 @@ def _sync_events(run: Run, resource: str, since: datetime) -> None:
         if older or not page.next_url:
             break
         run.client.check_page_cap(path, pages)
-        page, pages = run.client.get(page.next_url), pages + 1
+        try:
+            page, pages = run.client.get(page.next_url), pages + 1
+        except Unprocessable as exc:  # GitHub does not page this listing arbitrarily deep
+            since = _oldest(page)
+            run.stats.notes.append(
+                f"the state history reaches back to {iso_z(since)} only ({exc}); closures "
+                "before it are counted by the items' current state"
+            )
+            break
 
     def complete(conn: Any) -> None:
         _complete(run, conn, resource, since)
@@ -296,6 +304,11 @@ def _sync_events(run: Run, resource: str, since: datetime) -> None:
             )
 
     run.store.write(complete)
+
+
+def _oldest(page: ApiResponse) -> datetime:
+    """The creation time of the last (oldest) event of a page."""
+    return normalize_time(page.data[-1]["created_at"])
 
 
 def _events_since(page: ApiResponse, since: datetime) -> tuple[list[ItemEvent], bool]:
