@@ -1,10 +1,12 @@
 """Sync cost on the vLLM-sized sample day, against the fake GitHub server (no network).
 
-Prints requests for a cold sync of the day (target <= 270), an idle rerun (target <= 4), 24
-hourly incremental runs over the day, the cold sync with reviews batched over GraphQL (target
-<= 30 requests), wall time of a cold sync with injected latency per request (REST and GraphQL),
-CPU time to normalise and store the day, and the peak memory of a cold sync (client side: the
-fake server runs in a child process for that measurement).
+Prints requests for a cold sync of the day (target <= 270), an idle rerun (target <= 5), 24
+hourly incremental runs over the day, the listing pages of the cold sync per listing against
+the pages the same listings take when read by page number (the cost of keyset reading), the
+cold sync with reviews batched over GraphQL (target <= 30 requests), wall time of a cold sync
+with injected latency per request (REST and GraphQL), CPU time to normalise and store the day,
+and the peak memory of a cold sync (client side: the fake server runs in a child process for
+that measurement).
 
 Run: ``python bench/bench_sync.py`` (``--latency-ms 50``, ``--seed 0``).
 """
@@ -45,7 +47,7 @@ DAY = timedelta(days=1)
 
 def run(gh: FakeGitHub, clock: FakeClock, db: str, since=None, graphql=False) -> SyncStats:
     with open_store(db) as store:
-        client = GitHubClient(gh.url, TOKEN, clock=clock.now, sleeper=clock.sleep)
+        client = GitHubClient(gh.url, TOKEN, clock=clock.now, sleeper=clock.sleep, notify=None)
         return sync_repo(store, client, gh_repo(gh), since, graphql=graphql)
 
 
@@ -64,9 +66,11 @@ def requests_table(ds: Dataset, tmp: Path) -> list[tuple[str, str]]:
         rows.append(("  of which reviews (one per PR touched)", str(reviews)))
         stored = f"{cold.items} / {cold.comments} / {cold.reviews}"
         rows.append(("  items / comments / reviews stored", stored))
+        rows += listing_rows(gh, ds.end - DAY)
+        gh.reset_log()
         idle = run(gh, clock, db)
         idle_text = f"{idle.requests} ({idle.not_modified} x 304)"
-        rows.append(("idle rerun: requests (target <= 4)", idle_text))
+        rows.append(("idle rerun: requests (target <= 5)", idle_text))
         gh.reset_log()
         gql = run(gh, clock, str(tmp / "graphql.sqlite3"), ds.end - DAY, graphql=True)
         rows.append(("cold sync, GraphQL reviews: requests (target <= 30)", str(gql.requests)))
@@ -89,6 +93,43 @@ def requests_table(ds: Dataset, tmp: Path) -> list[tuple[str, str]]:
         )
     )
     return rows
+
+
+LISTED = {
+    "issues": "/issues",
+    "issue comments": "/issues/comments",
+    "review comments": "/pulls/comments",
+    "state events": "/issues/events",
+}
+
+
+def listing_rows(gh: FakeGitHub, since) -> list[tuple[str, str]]:
+    """Pages each listing took in the cold sync just run (keyset), and by page number."""
+    repo = gh_repo(gh)
+    keyset = {
+        name: sum(r.path == f"/repos/{repo}{suffix}" for r in gh.requests)
+        for name, suffix in LISTED.items()
+    }
+    client = GitHubClient(gh.url, TOKEN, notify=None)
+    paged = {
+        name: by_page_number(client, f"repos/{repo}{LISTED[name]}", since)
+        for name in ("issues", "issue comments", "review comments")
+    }
+    client.close()
+    text = ", ".join(f"{name} {keyset[name]}" for name in LISTED)
+    old = sum(paged.values())
+    new = sum(keyset[name] for name in paged)
+    return [
+        ("  listing pages, keyset (per listing)", text),
+        ("  listing pages of the 3 listings: keyset / by page number", f"{new} / {old}"),
+    ]
+
+
+def by_page_number(client: GitHubClient, path: str, since) -> int:
+    """Pages a newest-first read by page number takes down to ``since``."""
+    params = {"since": iso_z(since), "sort": "updated", "direction": "desc", "per_page": 100}
+    extra = {"state": "all"} if path.endswith("/issues") else {}
+    return sum(1 for _ in client.paginate(path, params | extra))
 
 
 def latency_row(ds: Dataset, tmp: Path, latency: float, graphql: bool = False) -> tuple[str, str]:

@@ -102,7 +102,7 @@ def test_generate_day_contains_hazards_and_conventions(day_dataset):  # noqa: F8
 
 
 def test_generate_history_small():
-    ds = generate_history(days=10, seed=3)
+    ds = generate_history(days=10, seed=3)  # its speed is measured in bench/, not asserted here
     assert 900 <= len(ds.items) <= 1600
     assert len(ds.comments) + len(ds.review_comments) + len(ds.reviews) > 6000
 

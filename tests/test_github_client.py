@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import random
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -41,9 +42,17 @@ def gh(clock: FakeClock) -> Iterator[FakeGitHub]:
         yield server
 
 
+class NoJitter(random.Random):
+    """Backoff without its random part, so delays are the exponential bases."""
+
+    def uniform(self, a: float, b: float) -> float:
+        return a
+
+
 def client(
     gh: FakeGitHub, clock: FakeClock, token: str | None = TOKEN, **kw: object
 ) -> GitHubClient:
+    kw.setdefault("rng", NoJitter())
     return GitHubClient(gh.url, token, clock=clock.now, sleeper=clock.sleep, **kw)
 
 
@@ -113,6 +122,24 @@ def test_server_errors_give_up_after_max_tries(gh: FakeGitHub, clock: FakeClock)
         c.get(f"/repos/{REPO}")
     assert not isinstance(err.value, RateLimited)
     assert len(gh.requests) == 4 and clock.slept == [1.0, 2.0, 4.0]
+
+
+def test_backoff_has_seeded_jitter_and_every_wait_is_announced(
+    gh: FakeGitHub, clock: FakeClock
+) -> None:
+    delays = []
+    for _ in range(2):
+        gh.fail(502, times=3)
+        lines: list[str] = []
+        before = len(clock.slept)
+        client(gh, clock, rng=random.Random(7), notify=lines.append).get(f"/repos/{REPO}")
+        delays.append(clock.slept[before:])
+        assert len(lines) == 3 and all("server error 502" in line for line in lines)
+        assert all(" UTC (" in line and "local)" in line for line in lines)
+    assert delays[0] == delays[1]  # the same seed, the same waits
+    for k, delay in enumerate(delays[0]):
+        assert 2**k <= delay <= 1.5 * 2**k
+    assert delays[0] != [1.0, 2.0, 4.0]
 
 
 def test_backoff_is_capped(gh: FakeGitHub, clock: FakeClock) -> None:

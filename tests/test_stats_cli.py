@@ -178,7 +178,8 @@ def test_stats_syncs_what_the_window_needs(cli: Cli, hard: Dataset, clock: FakeC
     assert listing.query["since"] == iso_z(NY.start)
     cli.server.reset_log()
     code, out, err = cli("stats", hard.repo, "--json", "--date", "2026-03-09")
-    assert code == 0 and len(cli.server.requests) <= 4
+    # the server's clock, the repository, 3 listings, state events
+    assert code == 0 and len(cli.server.requests) <= 6
 
 
 def test_sync_twice_is_incremental_and_summarised(cli: Cli, hard: Dataset) -> None:
@@ -188,7 +189,7 @@ def test_sync_twice_is_incremental_and_summarised(cli: Cli, hard: Dataset) -> No
     assert code == 0
     requests = len(cli.server.requests)
     not_modified = sum(r.was_304 for r in cli.server.requests)
-    assert requests <= 4
+    assert requests <= 5
     assert f"{requests} requests, {not_modified} not modified (304)" in out
 
 
@@ -253,3 +254,27 @@ def test_generated_day_on_many_windows(tmp_path: Path, capsys, monkeypatch) -> N
         windows.append(("--since", iso_z(start), "--until", iso_z(start + timedelta(hours=2))))
     for window in windows:
         check(ds, cli.stats(ds.repo, *window), clock.now())
+
+
+def test_waiting_is_said_on_stderr_with_its_end(cli: Cli, hard: Dataset) -> None:
+    cli.server.fail(502, times=2, path=r"/issues\?")
+    cli.server.set_remaining(55, TOKEN)  # below the reserve after a few requests
+    code, _, err = cli("sync", hard.repo, "--days", "2")
+    assert code == 0
+    waits = [line for line in err.splitlines() if "waiting" in line]
+    retries = [line for line in waits if "server error 502" in line]
+    limits = [line for line in waits if "rate limit" in line]
+    assert len(retries) == 2 and len(limits) == 1
+    assert all(" UTC (" in line and " local)" in line for line in waits)
+
+
+def test_a_wrong_local_clock_follows_the_server_for_windows_and_days(
+    cli: Cli, hard: Dataset, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ahead = lambda: clock.now() + timedelta(days=30)  # noqa: E731
+    monkeypatch.setitem(gh_sync.CLIENT_OVERRIDES, "clock", ahead)
+    code, out, _ = cli("sync", hard.repo, "--days", "9")
+    assert code == 0 and out.startswith(f"synced {hard.repo}: 13 items")
+    code, out, _ = cli("stats", hard.repo, "--json", "--last", "24h")
+    assert code == 0
+    assert json.loads(out)["window"]["end"] == iso_z(clock.now())

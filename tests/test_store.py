@@ -7,10 +7,12 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
+import sqlalchemy as sa
 
 from devdigest.errors import StoreError
 from devdigest.models import CommentRecord, Counts, DailyReport, ItemRecord, Provenance, WindowInfo
 from devdigest.store import open_store
+from devdigest.store import schema as t
 from devdigest.store.engine import database_url
 from devdigest.store.schema import MIGRATIONS
 from tests.db import database, scoped_store
@@ -270,3 +272,25 @@ def test_earliest_activity_prefers_sync_coverage(store):
         store.set_watermark(c, rid, "issue_comments:from", T0 - timedelta(days=2))
         store.set_watermark(c, rid, "issues", T0)  # a plain watermark is not coverage
     assert store.earliest_activity("o/r") == T0 - timedelta(days=2)
+    with store.transaction() as c:  # the state history, begun later on an upgraded store
+        store.set_watermark(c, rid, "issue_events:from", T0 - timedelta(hours=1))
+    assert store.earliest_activity("o/r") == T0 - timedelta(days=2)
+
+
+def test_a_store_of_0002_is_upgraded_in_place(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    engine = sa.create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:  # a store as 0002 left it, with data
+        for table in (t.repos, t.items, t.comments, t.sync_state, t.schema_migrations):
+            table.create(conn)
+        conn.execute(t.repos.insert().values(id=1, full_name="o/r", created_at=T0))
+        for name in ("0001_initial", "0002_lookup_indexes"):
+            conn.execute(t.schema_migrations.insert().values(name=name, applied_at=T0))
+    engine.dispose()
+    with open_store(str(path)) as s:
+        assert s.repos() == ["o/r"]
+        assert s.item_state_changes("o/r", T0, T0 + timedelta(days=1)) == []
+        assert s.pending_reviews(s.repo_id("o/r")) == []
+        with s.engine.connect() as c:
+            names = [r[0] for r in c.exec_driver_sql("SELECT name FROM schema_migrations")]
+    assert sorted(names) == [name for name, _ in MIGRATIONS]  # every step applied, once

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
 from pydantic import (
@@ -214,6 +215,9 @@ class Config(_Strict):
     github_rate_reserve: int = Field(50, ge=0)  # below this many requests left, wait for reset
     github_max_tries: int = Field(6, ge=1, le=20)  # per request, for 5xx, resets and limits
     github_graphql: bool = False  # batch PR reviews in GraphQL queries (REST fallback)
+    github_max_pages: int = Field(5000, ge=1)  # per listing and run; past it the sync stops
+    github_max_response_mb: int = Field(64, ge=1)  # a larger answer is refused
+    github_request_deadline: float = Field(300.0, gt=0)  # seconds, whole request included
     out: str = "reports"
     site_out: str = "site"
     # Day pages of the site: {owner} {repo} {date} {year} {month} {lang} {lang_suffix}, where
@@ -261,13 +265,35 @@ class Config(_Strict):
             return self.schedule
         return self.schedule.model_copy(update=project.schedule.model_dump(exclude_unset=True))
 
+    @field_validator("github_api_url")
+    @classmethod
+    def _api_scheme(cls, value: str) -> str:
+        if urlsplit(value).scheme.lower() not in ("http", "https"):
+            raise ValueError(
+                f"{value!r} has no http:// or https:// scheme: write it in full, e.g. "
+                "https://api.github.com or https://HOST/api/v3"
+            )
+        return value
+
     def redacted(self) -> dict[str, Any]:
         """The effective configuration with secrets replaced, for ``config show``, and the
         built-in presets that apply to repositories not in ``projects``."""
         shown = self.model_dump(mode="json")  # SecretStr dumps as "**********"
+        shown["github_api_url"] = redact_url(shown["github_api_url"])
+        if shown["llm"].get("base_url"):
+            shown["llm"]["base_url"] = redact_url(shown["llm"]["base_url"])
         mine = {project.repo.lower() for project in self.projects}
         presets = [p for p in _presets() if p.repo.lower() not in mine]
         return shown | {"presets": [p.model_dump(mode="json") for p in presets]}
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any user name and password replaced by ``***``."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"***@{host}"))
 
 
 def default_db_path() -> Path:

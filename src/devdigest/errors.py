@@ -25,6 +25,10 @@ class NotFound(GitHubError):
     """The repository (or object) does not exist or is not visible to this token."""
 
 
+class Unprocessable(GitHubError):
+    """GitHub refused a valid-looking request (422), e.g. a listing paged past its depth limit."""
+
+
 class AuthError(GitHubError):
     """Bad credentials, or a token without access."""
 

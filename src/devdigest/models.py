@@ -67,6 +67,20 @@ class CommentRecord:
         return is_bot_login(self.author, self.author_type)
 
 
+StateEvent = Literal["closed", "reopened", "merged"]
+STATE_EVENTS: tuple[str, ...] = ("closed", "reopened", "merged")
+
+
+@dataclass(slots=True)
+class ItemEvent:
+    """A state change of an issue or PR (from the repository's issue events listing)."""
+
+    id: int
+    number: int
+    event: StateEvent
+    created_at: datetime
+
+
 def is_bot_login(login: str, user_type: str = "User") -> bool:
     """GitHub Apps are ``type == "Bot"``; classic bot accounts end in ``[bot]`` or ``-bot``."""
     lowered = login.lower()
@@ -84,6 +98,7 @@ class SyncStats:
     items: int = 0
     comments: int = 0
     reviews: int = 0
+    events: int = 0
     started_at: datetime | None = None
     finished_at: datetime | None = None
     notes: list[str] = field(default_factory=list)

@@ -17,6 +17,7 @@ from devdigest.analysis.types import WindowAnalysis
 from devdigest.config import Config, validate_repo
 from devdigest.errors import ConfigError
 from devdigest.github.normalize import (
+    normalize_event,
     normalize_issue_comment,
     normalize_item,
     normalize_review,
@@ -208,16 +209,18 @@ def upsert_sample(store: Store, dataset: Dataset, at: datetime | None = None) ->
         for rc in dataset.review_comments
     ]
     comments += [normalize_review(dataset.review_json(r), r.number) for r in dataset.reviews]
-    from devdigest.github.sync import LISTINGS, MARGIN
+    events = [normalize_event(obj) for obj in dataset.issue_events_json(at)]
+    from devdigest.github.sync import MARGIN, RESOURCES
 
     with store.transaction() as conn:
         repo_id = store.repo_id(dataset.repo, conn)
         store.upsert_items(conn, repo_id, items)
+        store.upsert_item_events(conn, repo_id, [e for e in events if e is not None])
         store.upsert_comments(conn, repo_id, [c for c in comments if c.created_at <= at])
         # the store holds the whole dataset up to ``at``, as a sync since its oldest item would;
         # a store that was ever synced keeps its own records
         oldest = min([dataset.start] + [item.created_at for item in items])
-        for listing in LISTINGS:
+        for listing in RESOURCES:
             if store.watermark(repo_id, listing) is None:
                 store.set_watermark(conn, repo_id, listing, at - MARGIN)
                 store.set_watermark(conn, repo_id, f"{listing}:from", oldest)

@@ -6,7 +6,11 @@
 `gh.url` is `http://127.0.0.1:PORT`; the same routes are served under `/api/v3` as well
 (`gh.enterprise_url`), as on GitHub Enterprise Server. Faults are scripted with `gh.fail`,
 `gh.secondary_limit`, `gh.too_many_requests`, `gh.reset_connection`, `gh.truncate`, `gh.slow`,
-`gh.touch_during_paging`; each fires a given number of times and is then used up.
+`gh.touch_during_paging`, `gh.delete_during_paging`, `gh.redirect`, `gh.trickle`,
+`gh.endless_paging`; each fires a given number of times and is then used up.
+
+`GET /repos/{o}/{r}/issues/events` lists the dataset's closed, reopened and merged events, newest
+first (a merge is a `merged` and a `closed` event, as on GitHub).
 
 `POST /graphql` (and `/api/graphql`) answers the one GraphQL query devdigest sends (see
 `tests/fakes/graphql.py`), with its own rate-limit bucket; `graphql=False` makes it absent (404),
@@ -88,7 +92,8 @@ class Fault:
     """A scripted fault. It matches requests from index `at_request` on (0-based, counting every
     request) whose path+query matches the regex `path`; it fires `times` times."""
 
-    kind: str  # status | secondary | reset | truncate | slow | touch
+    kind: str  # status | secondary | reset | truncate | slow | touch | delete | redirect
+    # | trickle | endless
     path: str | None = None
     at_request: int | None = None
     times: int = 1
@@ -98,6 +103,8 @@ class Fault:
     mode: str = "short_body"  # truncate: short_body (consistent length) | short_read
     after_page: int = 1  # touch: fires after this page of a matching listing was served
     number: int | None = None  # touch: the item to touch (default: first item of the next page)
+    # delete: the item to delete (default: the first item of the page just served)
+    location: str = ""  # redirect: where to
     fired: int = 0
 
     @property
@@ -160,6 +167,7 @@ class FakeGitHub:
         self.faults: list[Fault] = []
         self.requests: list[RequestRecord] = []
         self.touches: dict[str, dict[int, float]] = {}
+        self.deleted: dict[str, set[int]] = {}  # items gone from the listings (deleted, moved)
         self._buckets: dict[str, _Bucket] = {}
         self._views: dict[str, Views] = {}
         self._lock = threading.RLock()
@@ -248,6 +256,25 @@ class FakeGitHub:
             Fault("touch", path=path, after_page=after_page, number=number, times=times)
         )
 
+    def delete_during_paging(
+        self, path: str = r"/issues\?", after_page: int = 1, number: int | None = None
+    ) -> Fault:
+        """After page `after_page` of a matching listing is served, an item leaves the listings
+        (deleted or transferred): later pages shift up by one."""
+        return self.add_fault(Fault("delete", path=path, after_page=after_page, number=number))
+
+    def redirect(self, location: str, times: int = 1, **match: Any) -> Fault:
+        """Answer 302 to `location` (another host, say)."""
+        return self.add_fault(Fault("redirect", location=location, times=times, **match))
+
+    def trickle(self, delay_ms: int = 1, times: int = 1, **match: Any) -> Fault:
+        """Send the body one byte at a time, `delay_ms` apart."""
+        return self.add_fault(Fault("trickle", delay_ms=delay_ms, times=times, **match))
+
+    def endless_paging(self, times: int = 10**9, **match: Any) -> Fault:
+        """Every matching request gets the listing's first page, linking a next page."""
+        return self.add_fault(Fault("endless", times=times, **match))
+
     def touch(self, repo: str, number: int, at: datetime | None = None) -> None:
         """Mark an item as updated at `at` (default now) without changing the dataset."""
         with self._lock:
@@ -300,7 +327,12 @@ class FakeGitHub:
             self._count += 1
             target = path + ("?" + split.query if split.query else "")
             fault = next(
-                (f for f in self.faults if f.kind != "touch" and f.matches(index, target)), None
+                (
+                    f
+                    for f in self.faults
+                    if f.kind not in ("touch", "delete") and f.matches(index, target)
+                ),
+                None,
             )
             if fault is not None:
                 fault.fired += 1
@@ -316,6 +348,9 @@ class FakeGitHub:
             h.reset()
             return
         with self._lock:
+            endless = fault is not None and fault.kind == "endless"
+            if endless:  # the same page, whatever page is asked for
+                query = {k: v for k, v in query.items() if k != "page"}
             resp = self._respond(h, path, query, fault)
             record.status, record.timestamp = resp.status, self.clock.now()
             record.was_304, record.charged = resp.status == 304, resp.charge
@@ -323,10 +358,16 @@ class FakeGitHub:
                 self._paging_faults(path, target, query, resp.listing, index)
             host = h.headers.get("Host", f"127.0.0.1:{self.port}")
             if resp.listing is not None and resp.status in (200, 304):
-                link = _link(host, prefix + path, query, len(resp.listing))
+                total = 10**9 if endless else len(resp.listing)
+                link = _link(host, prefix + path, query, total)
                 if link:
                     resp.headers["Link"] = link
+            if fault is not None and fault.kind == "redirect":
+                headers = {"Location": fault.location, "Content-Length": "0"}
+                resp = Response(302, None, headers, charge=False)
         truncate = fault.mode if fault is not None and fault.kind == "truncate" else None
+        if fault is not None and fault.kind == "trickle":
+            truncate = f"trickle:{fault.delay_ms}"
         h.send(resp, truncate)
 
     def _respond(self, h: _Handler, path: str, query: dict[str, str], fault: Fault | None):
@@ -396,7 +437,19 @@ class FakeGitHub:
     def _paging_faults(self, path: str, target: str, query: dict[str, str], rows: list, idx: int):
         page, per_page = page_args(query)
         for fault in self.faults:
-            if fault.kind != "touch" or not fault.matches(idx, target) or page != fault.after_page:
+            kind = fault.kind
+            if kind not in ("touch", "delete") or not fault.matches(idx, target):
+                continue
+            if page != fault.after_page:
+                continue
+            if kind == "delete":
+                served = rows[(page - 1) * per_page : page * per_page]
+                number = fault.number or (served[0].number if served else None)
+                if number is not None:
+                    self.deleted.setdefault("/".join(path.split("/")[2:4]).lower(), set()).add(
+                        number
+                    )
+                    fault.fired += 1
                 continue
             number = fault.number
             if number is None:
@@ -460,6 +513,9 @@ class _Handler(BaseHTTPRequestHandler):
         if body is None:
             self.end_headers()
             return
+        if truncate and truncate.startswith("trickle:"):
+            self._trickle(body, int(truncate.split(":")[1]))
+            return
         sent = body
         if truncate:
             sent = body[: max(1, len(body) // 2)]
@@ -470,6 +526,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(sent)
         self.wfile.flush()
+
+    def _trickle(self, body: bytes, delay_ms: int) -> None:
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        with contextlib.suppress(OSError):  # the client may give up and close
+            for k in range(len(body)):
+                self.wfile.write(body[k : k + 1])
+                self.wfile.flush()
+                time.sleep(delay_ms / 1000)
 
 
 def _token(header: str) -> str | None:

@@ -1,9 +1,10 @@
 """Expected window counts computed straight from a dataset's events (independent of devdigest).
 
-Definitions (window half-open `[start, end)`, state as of `at`):
-new issues: not a PR, created in the window; closed issues: not a PR, closed at `at`, latest close
-in the window; new PRs: PR created in the window; merged PRs: merged in the window; PRs closed
-without merge: PR closed at `at`, latest close in the window, never merged.
+Definitions (window half-open `[start, end)`; items as GitHub showed them at `at`, states as a run
+at the window's end saw them, i.e. folded up to `min(at, end)` exclusive):
+new issues: not a PR, created in the window; closed issues: not a PR, closed at the end, latest
+close in the window; new PRs: PR created in the window; merged PRs: merged in the window; PRs
+closed without merge: PR closed at the end, latest close in the window, not merged by the end.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from devdigest.sample.model import Dataset, Item
 KEYS = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
 
 
-def _fold(item: Item, at: datetime) -> tuple[bool, datetime | None, datetime | None]:
-    """(closed?, latest close time, merge time) after the events at or before `at`."""
+def _fold(item: Item, at: datetime, end: datetime) -> tuple[bool, datetime | None, datetime | None]:
+    """(closed?, latest close time, merge time) after the events at or before `at` and before
+    `end`."""
     closed, closed_at, merged_at = False, None, None
     for event in sorted(item.events, key=lambda e: e.at):
-        if event.at > at:
+        if event.at > at or event.at >= end:
             continue
         if event.kind in ("closed", "merged"):
             closed, closed_at = True, event.at
@@ -44,7 +46,7 @@ def expected(
     for item in dataset.items.values():
         if item.created_at > at:
             continue
-        closed, closed_at, merged_at = _fold(item, at)
+        closed, closed_at, merged_at = _fold(item, at, end)
         if item.is_pr:
             if inside(item.created_at):
                 items["new_prs"].append(item.number)

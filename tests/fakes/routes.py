@@ -86,6 +86,9 @@ def route(app: FakeGitHub, path: str, query: dict[str, str], token: str | None, 
     try:
         if rest in ("", "/"):
             return Response(200, ds.repo_json(now))
+        if rest == "/issues/events":
+            events = ds.issue_events_json(now)
+            return _paged(events, query, lambda e: e, lambda e: parse_iso(e["created_at"]))
         if rest in ("/issues", "/pulls"):
             return _items(app, ds, rest == "/pulls", query, now)
         if rest in ("/issues/comments", "/pulls/comments"):
@@ -113,6 +116,9 @@ def _items(app: FakeGitHub, ds: Dataset, prs: bool, query: dict[str, str], now: 
     view = app.views(ds).item_view(now, app.touches.get(ds.repo.lower(), {}))
     key_sort = sort if sort in ("created", "updated") else "created"
     rows = view.listing(prs, state, key_sort, direction, since)
+    gone = app.deleted.get(ds.repo.lower())
+    if gone:
+        rows = [it for it in rows if it.number not in gone]
 
     def render(item: Item) -> dict[str, Any]:
         data = ds.pull_json(item, now) if prs else ds.issue_json(item, now)

@@ -17,7 +17,7 @@ from devdigest.cli.sync import (
     sync_progress,
     with_graphql,
 )
-from devdigest.github.sync import current_time
+from devdigest.github.sync import reference_time
 from devdigest.report import (
     DEMO_TZ,
     generate_reports,
@@ -67,7 +67,8 @@ def report_cmd(
     """Write the daily report of OWNER/REPO as Markdown and JSON."""
     config = with_graphql(app.config, graphql)
     project = config.project(repo)
-    window = window_from_options(project.tz, on_date, since, until, last, tz, now=current_time())
+    now = reference_time(config, offline=no_sync)
+    window = window_from_options(project.tz, on_date, since, until, last, tz, now=now)
     with open_store(config.db) as store:
         with sync_progress() as progress:
             run = generate_reports(

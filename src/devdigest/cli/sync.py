@@ -33,6 +33,7 @@ RESOURCE_LABELS = {
     "issues": "issues and PRs",
     "issue_comments": "issue comments",
     "review_comments": "review comments",
+    "issue_events": "state events",
 }
 
 
@@ -56,8 +57,9 @@ def sync_progress() -> Iterator[gh.Progress]:
 def summary_line(repo: str, stats: SyncStats) -> str:
     return (
         f"synced {repo}: {stats.items} items, {stats.comments} comments, "
-        f"{stats.reviews} reviews; {stats.requests} requests, {stats.not_modified} not modified "
-        f"(304), {stats.retried} retried, {stats.slept_seconds:.0f}s waited"
+        f"{stats.reviews} reviews, {stats.events} state events; {stats.requests} requests, "
+        f"{stats.not_modified} not modified (304), {stats.retried} retried, "
+        f"{stats.slept_seconds:.0f}s waited"
     )
 
 
@@ -127,8 +129,7 @@ def sync_command(
         raise ConfigError("choose one of --since and --days")
     zone = resolve_tz(project.tz)
     start = parse_instant(since, zone, option="--since", note=echo_note) if since else None
-    if days:
-        start = gh.current_time() - timedelta(days=days)
+    lookback = timedelta(days=days) if days else None  # from the server's Date, not ours
     anonymous_note(config)
     with (
         open_store(config.db) as store,
@@ -136,7 +137,13 @@ def sync_command(
         sync_progress() as progress,
     ):
         stats = gh.sync_repo(
-            store, client, repo, start, progress=progress, graphql=config.github_graphql
+            store,
+            client,
+            repo,
+            start,
+            lookback=lookback,
+            progress=progress,
+            graphql=config.github_graphql,
         )
     echo_notes(stats)
     click.echo(summary_line(repo, stats))
@@ -166,7 +173,8 @@ def stats_command(
     """The five counts of a window of OWNER/REPO, syncing what it needs first."""
     config = with_graphql(app.config, graphql)
     project = config.project(repo)
-    window = window_from_options(project.tz, on_date, since, until, last, tz, now=gh.current_time())
+    now = gh.reference_time(config, offline=no_sync)
+    window = window_from_options(project.tz, on_date, since, until, last, tz, now=now)
     with open_store(config.db) as store:
         if not no_sync:
             anonymous_note(config)

@@ -1,9 +1,10 @@
 """GitHub REST client: conditional GETs, pagination, retries and rate limits, plus GraphQL.
 
-Requests run serially. REST and GraphQL have separate rate limits (``X-RateLimit-Resource``
-core and graphql); each is tracked and respected on its own. The clock (``now() -> datetime``)
-and the sleeper (``sleep(seconds)``) are injectable so that tests run on a simulated clock
-without real waiting.
+Requests run serially, only to the API origin (redirects included), each answer read in chunks
+within a size cap and a total deadline. Rate limits and waits are in ``devdigest.github.limits``,
+message and URL safety in ``devdigest.github.safety``. The clock (``now() -> datetime``), the
+sleeper (``sleep(seconds)``), the random source of the jitter and the notifier of waits are
+injectable so that tests run on a simulated clock without real waiting.
 """
 
 from __future__ import annotations
@@ -17,20 +18,33 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
 from devdigest import __version__
-from devdigest.errors import AuthError, GitHubError, NotFound, RateLimited
+from devdigest.errors import AuthError, GitHubError, NotFound, RateLimited, Unprocessable
 from devdigest.github.graphql import graphql_error, graphql_url
+from devdigest.github.limits import SECONDARY_MIN_WAIT, RateLimits, RateState
+from devdigest.github.safety import (
+    check_api_url,
+    clean_text,
+    is_loopback,
+    origin,
+    server_message,
+    shown,
+    to_stderr,
+)
 from devdigest.models import SyncStats
+
+__all__ = ["ApiResponse", "GitHubClient", "clean_text", "shown", "token_fingerprint", "utc_now"]
 
 Clock = Callable[[], datetime]
 Sleeper = Callable[[float], None]
+Notifier = Callable[[str], None]  # one line for the user (stderr by default)
 
-SECONDARY_MIN_WAIT = 60.0
-SECONDARY_MAX_WAIT = 900.0
+MAX_PAGES = 5000  # per listing: a server whose rel="next" never ends is stopped here
+MAX_BYTES = 64 * 2**20  # per response
+DEADLINE = 300.0  # seconds for a whole request, however slowly the server trickles it
 
 
 def utc_now() -> datetime:
@@ -40,14 +54,6 @@ def utc_now() -> datetime:
 def token_fingerprint(token: str | None) -> str:
     """First 16 hex digits of sha256(token), or ``anon``: keys the HTTP cache per credential."""
     return hashlib.sha256(token.encode()).hexdigest()[:16] if token else "anon"
-
-
-def origin(url: str) -> tuple[str, str, int | None]:
-    """(scheme, host, port) with the default port made explicit."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    port = parts.port or {"https": 443, "http": 80}.get(scheme)
-    return scheme, (parts.hostname or "").lower(), port
 
 
 @dataclass(slots=True)
@@ -84,15 +90,6 @@ class ApiResponse:
             return None
 
 
-@dataclass(slots=True)
-class RateState:
-    """What the last response of one rate-limit resource said."""
-
-    limit: int | None = None
-    remaining: int | None = None
-    reset: float | None = None
-
-
 class _Retry(Exception):
     """A transient failure: wait ``delay`` seconds and try again."""
 
@@ -102,7 +99,7 @@ class _Retry(Exception):
         self.delay = delay
 
 
-class GitHubClient:
+class GitHubClient(RateLimits):
     """A small, careful REST client for one API base URL."""
 
     def __init__(
@@ -120,7 +117,13 @@ class GitHubClient:
         backoff_cap: float = 60.0,
         rng: random.Random | None = None,
         transport: httpx.BaseTransport | None = None,
+        notify: Notifier | None = to_stderr,
+        max_pages: int = MAX_PAGES,
+        max_bytes: int = MAX_BYTES,
+        deadline: float = DEADLINE,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
+        check_api_url(base_url)
         self.base_url = base_url.rstrip("/")
         self.token = token or None
         self.token_fp = token_fingerprint(self.token)
@@ -134,6 +137,15 @@ class GitHubClient:
         self.rng = rng or random.Random()
         self.rates: dict[str, RateState] = {"core": RateState(), "graphql": RateState()}
         self._reached = False
+        self.notify: Notifier = notify or (lambda line: None)
+        self.max_pages, self.max_bytes, self.deadline = max_pages, max_bytes, deadline
+        self.monotonic = monotonic
+        scheme, host, _ = origin(self.base_url)
+        if self.token and scheme == "http" and not is_loopback(host):
+            self.notify(
+                f"warning: the GitHub token is sent unencrypted over http:// to {host}; use "
+                "an https:// API URL"
+            )
         headers = {
             "Accept": "application/vnd.github+json",
             "X-GitHub-Api-Version": "2022-11-28",
@@ -142,7 +154,11 @@ class GitHubClient:
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         self.http = httpx.Client(
-            headers=headers, timeout=timeout, follow_redirects=True, transport=transport
+            headers=headers,
+            timeout=min(timeout, deadline),
+            follow_redirects=True,
+            transport=transport,
+            event_hooks={"request": [self._same_origin]},
         )
 
     def close(self) -> None:
@@ -172,10 +188,19 @@ class GitHubClient:
             return self.base_url + "/" + path_or_url.lstrip("/")
         if origin(path_or_url) != origin(self.base_url):
             raise GitHubError(
-                f"refusing to follow {path_or_url}: it is not on the API host "
-                f"{self.base_url} (the token never leaves it); check --github-api-url"
+                f"refusing to follow {shown(path_or_url)}: it is not on the API host "
+                f"{shown(self.base_url)} (the token never leaves it); check --github-api-url"
             )
         return path_or_url
+
+    def _same_origin(self, request: httpx.Request) -> None:
+        """Every request, redirects included, stays on the API host: a foreign answer is never
+        taken for API data."""
+        if origin(str(request.url)) != origin(self.base_url):
+            raise GitHubError(
+                f"refusing a redirect to {shown(request.url)}: it leaves the API host "
+                f"{shown(self.base_url)}; check --github-api-url"
+            )
 
     def get(
         self,
@@ -194,6 +219,15 @@ class GitHubClient:
             headers["If-Modified-Since"] = last_modified
         return self._send(_Request("GET", url, params, headers))
 
+    def server_date(self) -> datetime:
+        """The API server's clock (the ``Date`` of a ``GET /rate_limit``, which costs no
+        quota), or this machine's when the server gives none or cannot be reached."""
+        try:
+            resp = self.http.get(self.url("rate_limit"))
+        except (httpx.HTTPError, GitHubError):
+            return self.now()
+        return ApiResponse(resp.status_code, str(resp.url), None, resp.headers).date or self.now()
+
     @property
     def graphql_url(self) -> str:
         return graphql_url(self.base_url)
@@ -211,6 +245,7 @@ class GitHubClient:
     def _send(self, request: _Request) -> ApiResponse:
         """One request with retries, waits and the reserve of its rate-limit resource."""
         last_reason = ""
+        url = shown(request.url)
         for attempt in range(1, self.max_tries + 1):
             self._respect_reserve(request.resource)
             try:
@@ -220,8 +255,11 @@ class GitHubClient:
                 if attempt == self.max_tries:
                     break
                 self.stats.retried += 1
+                self._announce(
+                    f"GitHub: {retry.reason} for {url}; try {attempt + 1} of {self.max_tries}",
+                    retry.delay,
+                )
                 self._sleep(retry.delay)
-        url = request.url
         if "rate limit" in last_reason:
             raise RateLimited(
                 f"GitHub kept rate-limiting {url} ({last_reason}) after {self.max_tries} tries: "
@@ -234,29 +272,36 @@ class GitHubClient:
         )
 
     def paginate(self, path: str, params: dict[str, Any] | None = None) -> Iterator[ApiResponse]:
-        """Pages of a listing, following ``Link: rel="next"`` on the API host only."""
+        """Pages of a listing, following ``Link: rel="next"`` on the API host only, at most
+        ``max_pages`` of them."""
         response = self.get(path, params)
         yield response
+        pages = 1
         while response.next_url:
+            self.check_page_cap(path, pages)
             response = self.get(response.next_url)
+            pages += 1
             yield response
+
+    def check_page_cap(self, path: str, pages: int) -> None:
+        """Stop a listing that has already taken ``max_pages`` pages."""
+        if pages >= self.max_pages:
+            raise GitHubError(
+                f"stopped reading {shown(self.url(path).split('?')[0])} after {pages} pages "
+                f"(the cap per listing): the server keeps sending more; raise "
+                "github_max_pages if this repository really is that large"
+            )
 
     # --- one attempt -----------------------------------------------------------------------
 
     def _attempt(self, request: _Request, attempt: int) -> ApiResponse:
         try:
             self.stats.requests += 1
-            resp = self.http.request(
-                request.method,
-                request.url,
-                params=request.params,
-                headers=request.headers,
-                json=request.body,
-            )
+            resp, content = self._fetch(request)
         except httpx.ConnectError as exc:
             if not self._reached:
                 raise GitHubError(
-                    f"cannot reach the GitHub API at {self.base_url} ({exc}): check the "
+                    f"cannot reach the GitHub API at {shown(self.base_url)} ({exc}): check the "
                     "network or --github-api-url / DEVDIGEST_GITHUB_API_URL"
                 ) from exc
             raise _Retry(f"connection failed: {exc}", self._backoff(attempt)) from exc
@@ -269,18 +314,46 @@ class GitHubClient:
             self.stats.not_modified += 1
             return ApiResponse(304, str(resp.url), None, resp.headers)
         if 200 <= status < 300:
-            response = self._success(resp, attempt)
+            response = self._success(resp, content, attempt)
             if request.resource == "graphql":
                 self._check_graphql(response, attempt)
             return response
-        self._raise_for_status(resp, attempt, request.resource)
+        self._raise_for_status(resp, content, attempt, request.resource)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _success(self, resp: httpx.Response, attempt: int) -> ApiResponse:
+    def _fetch(self, request: _Request) -> tuple[httpx.Response, bytes]:
+        """Send and read the (decoded) body in chunks, within ``max_bytes`` and the ``deadline``."""
+        started = self.monotonic()
+        built = self.http.build_request(
+            request.method,
+            request.url,
+            params=request.params,
+            headers=request.headers,
+            json=request.body,
+        )
+        resp = self.http.send(built, stream=True)
         try:
-            data = json.loads(resp.content)
+            body = bytearray()
+            for chunk in resp.iter_bytes():
+                body += chunk
+                if len(body) > self.max_bytes:
+                    raise GitHubError(
+                        f"the answer of {shown(resp.url)} exceeds {self.max_bytes // 2**20} MiB: "
+                        "refused (not a GitHub API answer?); check --github-api-url"
+                    )
+                if self.monotonic() - started > self.deadline:
+                    raise httpx.ReadTimeout(
+                        f"no complete answer within {self.deadline:.0f}s", request=built
+                    )
+        finally:
+            resp.close()
+        return resp, bytes(body)
+
+    def _success(self, resp: httpx.Response, content: bytes, attempt: int) -> ApiResponse:
+        try:
+            data = json.loads(content)
         except ValueError as exc:
-            raise _Retry(f"invalid JSON from {resp.url}", self._backoff(attempt)) from exc
+            raise _Retry("invalid JSON", self._backoff(attempt)) from exc
         nxt = resp.links.get("next", {}).get("url")
         if nxt:  # checked against the API origin when followed, never before
             nxt = str(resp.url.join(nxt))
@@ -296,8 +369,10 @@ class GitHubClient:
         if error is not None:
             raise error
 
-    def _raise_for_status(self, resp: httpx.Response, attempt: int, resource: str) -> None:
-        status, message = resp.status_code, _message(resp)
+    def _raise_for_status(
+        self, resp: httpx.Response, content: bytes, attempt: int, resource: str
+    ) -> None:
+        status, message = resp.status_code, server_message(resp, content)
         if status == 401:
             raise AuthError(
                 f"GitHub rejected the token (401 {message}): check DEVDIGEST_GITHUB_TOKEN"
@@ -307,104 +382,19 @@ class GitHubClient:
             if delay is not None:
                 raise _Retry(f"rate limit ({status} {message})", delay)
             raise AuthError(
-                f"GitHub refused access (403 {message}) to {resp.url}: set a "
+                f"GitHub refused access (403 {message}) to {shown(resp.url)}: set a "
                 "DEVDIGEST_GITHUB_TOKEN that can read this repository"
             )
         if status == 404:
-            raise NotFound(f"not found (404): {resp.url}")
+            raise NotFound(f"not found (404): {shown(resp.url)}")
         if status >= 500:
             raise _Retry(f"server error {status}", self._backoff(attempt))
+        if status == 422:
+            raise Unprocessable(f"GitHub answered 422 ({message}) for {shown(resp.url)}")
         raise GitHubError(
-            f"GitHub answered {status} ({message}) for {resp.url}: check the repository and "
-            "--github-api-url"
+            f"GitHub answered {status} ({message}) for {shown(resp.url)}: check the repository "
+            "and --github-api-url"
         )
-
-    # --- rate limits -----------------------------------------------------------------------
-
-    def _observe_rate(self, headers: httpx.Headers, resource: str) -> None:
-        state = self.rates.setdefault(resource, RateState())
-        for name, attr in (
-            ("X-RateLimit-Limit", "limit"),
-            ("X-RateLimit-Remaining", "remaining"),
-            ("X-RateLimit-Reset", "reset"),
-        ):
-            value = headers.get(name)
-            if value is not None:
-                try:
-                    setattr(state, attr, float(value) if attr == "reset" else int(value))
-                except ValueError:
-                    continue
-
-    @property
-    def effective_reserve(self) -> int:
-        """The reserve, kept to a tenth of the limit (the anonymous limit is only 60/hour)."""
-        return self._reserve_for("core")
-
-    def _reserve_for(self, resource: str) -> int:
-        limit = self.rates[resource].limit
-        return self.reserve if limit is None else min(self.reserve, limit // 10)
-
-    def seconds_until_reset(self, resource: str = "core") -> float:
-        reset = self.rates[resource].reset
-        if reset is None:
-            return 0.0
-        return max(0.0, reset - self.now().timestamp())
-
-    def _respect_reserve(self, resource: str = "core") -> None:
-        """Below the reserve, wait for the reset (or stop, when waiting is disabled)."""
-        state = self.rates[resource]
-        if state.remaining is None or state.remaining >= self._reserve_for(resource):
-            return
-        delay = self.seconds_until_reset(resource)
-        if delay <= 0:
-            return
-        self._wait_for_limit(delay + 1, f"{state.remaining} {resource} requests left")
-        state.remaining = None
-
-    def _rate_limit_delay(
-        self, resp: httpx.Response, attempt: int, message: str, resource: str = "core"
-    ) -> float | None:
-        """Seconds to wait for a 403/429 rate limit; ``None`` if it is not a rate limit."""
-        retry_after = resp.headers.get("Retry-After")
-        if retry_after is not None:
-            try:
-                delay = max(0.0, float(retry_after))
-            except ValueError:
-                delay = SECONDARY_MIN_WAIT
-            return self._limit_delay(delay, f"Retry-After {retry_after}")
-        if resp.headers.get("X-RateLimit-Remaining") == "0":
-            wait = self.seconds_until_reset(resource) + 1
-            return self._limit_delay(wait, "primary limit exhausted")
-        if resp.status_code == 429 or "rate limit" in message.lower():
-            base = min(SECONDARY_MAX_WAIT, SECONDARY_MIN_WAIT * 2 ** (attempt - 1))
-            return self._limit_delay(base + self.rng.uniform(0, base / 4), "secondary limit")
-        return None
-
-    def _limit_delay(self, delay: float, why: str) -> float:
-        if not self.wait:
-            self._wait_for_limit(delay, why)
-        return delay
-
-    def _wait_for_limit(self, delay: float, why: str) -> None:
-        if not self.wait:
-            reset = datetime.fromtimestamp(self.now().timestamp() + delay, UTC)
-            raise RateLimited(
-                f"GitHub rate limit reached ({why}); it resets at {reset:%H:%M} UTC: rerun "
-                "then (everything fetched so far is kept) or drop --no-wait",
-                reset.timestamp(),
-            )
-        self._sleep(delay)
-
-    # --- waiting ---------------------------------------------------------------------------
-
-    def _backoff(self, attempt: int) -> float:
-        return min(self.backoff_cap, 2.0 ** (attempt - 1))
-
-    def _sleep(self, seconds: float) -> None:
-        if seconds <= 0:
-            return
-        self.stats.slept_seconds += seconds
-        self._sleeper(seconds)
 
 
 @dataclass(slots=True)
@@ -415,13 +405,3 @@ class _Request:
     headers: dict[str, str]
     body: dict[str, Any] | None = None
     resource: str = "core"  # the rate-limit resource it is charged to
-
-
-def _message(resp: httpx.Response) -> str:
-    try:
-        data = resp.json()
-    except ValueError:
-        return resp.reason_phrase or "error"
-    if isinstance(data, dict) and data.get("message"):
-        return str(data["message"])
-    return resp.reason_phrase or "error"

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from devdigest.errors import GitHubError
-from devdigest.github.normalize import normalize_review
+from devdigest.github.normalize import normalize_page, normalize_review
+from devdigest.github.safety import clean_text, shown
 from devdigest.models import CommentRecord
 
 if TYPE_CHECKING:
@@ -52,11 +53,13 @@ def graphql_error(payload: Any, url: str) -> GraphQLError | None:
     if not errors:
         if isinstance(payload, dict) and isinstance(payload.get("data"), dict):
             return None
-        return GraphQLError(f"GraphQL answer without data from {url}", [], None)
+        return GraphQLError(f"GraphQL answer without data from {shown(url)}", [], None)
     errors = [err if isinstance(err, dict) else {"message": str(err)} for err in errors]
     message = "; ".join(str(err.get("message") or err.get("type")) for err in errors[:3])
     return GraphQLError(
-        f"GitHub GraphQL query failed ({message}) at {url}", errors, payload.get("data")
+        f"GitHub GraphQL query failed ({clean_text(message)}) at {shown(url)}",
+        errors,
+        payload.get("data"),
     )
 
 
@@ -127,8 +130,8 @@ def _reviews_of(pull: dict[str, Any] | None, number: int) -> list[CommentRecord]
     reviews = pull.get("reviews") or {}
     if (reviews.get("pageInfo") or {}).get("hasNextPage"):
         return None
-    return [
-        normalize_review(rest_review(node), number)
-        for node in reviews.get("nodes") or []
-        if node and node.get("submittedAt")  # pending reviews have none, as over REST
-    ]
+    nodes = [node for node in reviews.get("nodes") or [] if node and node.get("submittedAt")]
+    # pending reviews have no submittedAt, as over REST; a malformed node is one clear error
+    return normalize_page(
+        nodes, lambda node: normalize_review(rest_review(node), number), "the GraphQL API"
+    )

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
-from devdigest.models import CommentRecord, ItemRecord
+from devdigest.errors import GitHubError
+from devdigest.models import STATE_EVENTS, CommentRecord, ItemEvent, ItemRecord
 from devdigest.window import parse_instant
 
+T = TypeVar("T")
 GHOST = "ghost"  # GitHub's name for a deleted account; the API sends ``user: null``
 
 
@@ -101,4 +104,33 @@ def normalize_review(obj: dict[str, Any], number: int) -> CommentRecord:
         updated_at=submitted,
         review_state=obj.get("state"),
         html_url=obj.get("html_url") or "",
+    )
+
+
+def normalize_event(obj: dict[str, Any]) -> ItemEvent | None:
+    """An element of ``GET /repos/{o}/{r}/issues/events``: a state change (closed, reopened,
+    merged) as an ``ItemEvent``; any other event (labeled, referenced…) is ``None``."""
+    if obj.get("event") not in STATE_EVENTS:
+        return None
+    return ItemEvent(
+        id=int(obj["id"]),
+        number=int(obj["issue"]["number"]),
+        event=obj["event"],
+        created_at=normalize_time(obj["created_at"]),
+    )
+
+
+def normalize_page(data: Any, normalize: Callable[[dict[str, Any]], T], source: str) -> list[T]:
+    """Every element of a listing page, or one clear error for a malformed answer."""
+    try:
+        if not isinstance(data, list):
+            raise TypeError("not a list")
+        return [normalize(obj) for obj in data]
+    except KeyError as exc:
+        problem = f"an element without {exc.args[0]!r}"
+    except (TypeError, ValueError, AttributeError) as exc:
+        problem = f"an element that is not GitHub-shaped ({exc})"
+    raise GitHubError(
+        f"malformed answer from {source}: {problem}; nothing of that page was stored. Is "
+        "--github-api-url a GitHub API?"
     )

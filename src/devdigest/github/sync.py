@@ -1,22 +1,22 @@
 """Incremental sync of one repository into the store (DESIGN §2).
 
-A run starts with ``GET /repos/{o}/{r}`` (validates the repository, gives the server's ``Date``),
-then reads three repository-wide listings newest-updated first, down to ``since``:
+A run starts with ``GET /repos/{o}/{r}`` (validates the repository, gives the server's ``Date``,
+the one clock of a run), then reads three repository-wide listings, oldest-updated first, from
+``since`` on: ``/issues?state=all`` (issues and PRs; ``pull_request.merged_at`` gives merges),
+``/issues/comments`` and ``/pulls/comments``; and the state history, ``/issues/events`` (newest
+first, down to ``since``; only closed, reopened and merged events are kept).
 
-* ``/issues?state=all`` (issues and PRs; ``pull_request.merged_at`` gives merges), and for every PR
-  on a page whose ``updated_at`` is newer than the stored one, ``/pulls/{n}/reviews`` with
-  ``If-None-Match``;
-* ``/issues/comments`` and ``/pulls/comments``.
+The three listings are read by keyset: each request asks ``since=CURSOR&sort=updated&
+direction=asc`` from the newest ``updated_at`` seen so far (following ``rel="next"`` only while
+a page's items all share that second). An item that leaves a listing (deleted, transferred) while
+it is read cannot shift a later page over an unread item, as page numbers would; an item updated
+during the read moves to the end and is read there.
 
-With GraphQL on (``github_graphql``), the reviews of a page's changed PRs come in aliased queries
-of up to 50 PRs instead (``devdigest.github.graphql``); a PR with more than 100 reviews is read
-over REST, and a GraphQL failure other than an auth error switches the rest of the run to REST.
-
-Each page (with the reviews of its changed PRs and their ETags) is committed in one transaction.
-A listing's watermark advances to ``Date - MARGIN`` only together with its last page, so a run that
-stops half-way leaves the old watermark and the rerun reads again from there: the upserts (keyed
-by id, newer-or-equal ``updated_at`` only) make the overlap harmless. There is no mid-listing
-resume cursor: the listings have no upper bound, so a resumed read would start at the top anyway.
+Each page commits on its own (rows of a page in one transaction, retried when the database is
+locked); PR reviews are read after their page (``devdigest.github.reviews``). A listing's
+watermark advances to ``Date - MARGIN`` only once the listing completes, so a run that stops
+half-way keeps every page it read and the rerun reads again from the old watermark: the upserts
+(keyed by id, newer-or-equal ``updated_at`` only) make the overlap harmless.
 
 Besides ``RESOURCE`` (the watermark), each listing keeps ``RESOURCE:from``, the oldest ``since`` a
 completed run used: runs always chain from the previous watermark, so the store holds every change
@@ -25,38 +25,40 @@ in ``[from, watermark]`` and a window starting inside it needs only an increment
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from devdigest.config import Config
-from devdigest.errors import AuthError, GitHubError, NotFound, StoreError
-from devdigest.github.client import ApiResponse, GitHubClient, utc_now
-from devdigest.github.graphql import BATCH, fetch_reviews_batch
+from devdigest.errors import NotFound, StoreError, Unprocessable
+from devdigest.github.client import ApiResponse, GitHubClient, shown, utc_now
 from devdigest.github.normalize import (
+    normalize_event,
     normalize_issue_comment,
     normalize_item,
-    normalize_review,
+    normalize_page,
     normalize_review_comment,
     normalize_time,
 )
-from devdigest.models import CommentRecord, ItemRecord, SyncStats
+from devdigest.github.reviews import changed_prs, read_pending_reviews
+from devdigest.models import ItemEvent, SyncStats
 from devdigest.store import Store
 from devdigest.window import iso_z
 
 MARGIN = timedelta(minutes=5)
 FIRST_SYNC = timedelta(days=2)
 PER_PAGE = 100
+EVENTS = "issue_events"  # the state history listing
 
 Progress = Callable[[str, int], None]  # (resource, rows read so far in this run)
-Validator = tuple[str, str | None, str | None]  # (URL, ETag, Last-Modified) to save
 
 LISTINGS: dict[str, tuple[str, dict[str, str], Callable[[dict[str, Any]], Any]]] = {
     "issues": ("issues", {"state": "all"}, normalize_item),
     "issue_comments": ("issues/comments", {}, normalize_issue_comment),
     "review_comments": ("pulls/comments", {}, normalize_review_comment),
 }
+RESOURCES = (*LISTINGS, EVENTS)
 
 # Keyword arguments given to every GitHubClient that make_client builds (tests inject a
 # simulated clock and sleeper here).
@@ -64,8 +66,18 @@ CLIENT_OVERRIDES: dict[str, Any] = {}
 
 
 def current_time() -> datetime:
-    """Now, on the clock the clients use."""
+    """Now, on the clock the clients use (the local clock; see ``server_time``)."""
     return CLIENT_OVERRIDES.get("clock", utc_now)()
+
+
+def reference_time(config: Config, *, offline: bool = False) -> datetime:
+    """ "Now" for windows that end now or default to the latest day: the API server's clock, the
+    one sync reads (``Date``), so a machine with a wrong clock still asks for the right days;
+    the local clock offline (``--no-sync``) or when the server gives no date."""
+    if offline:
+        return current_time()
+    with make_client(config) as client:
+        return client.server_date()
 
 
 def make_client(
@@ -78,12 +90,15 @@ def make_client(
         "max_tries": config.github_max_tries,
         "wait": wait,
         "stats": stats,
+        "max_pages": config.github_max_pages,
+        "max_bytes": config.github_max_response_mb * 2**20,
+        "deadline": config.github_request_deadline,
     }
     return GitHubClient(config.github_api_url, token, **(options | CLIENT_OVERRIDES))
 
 
 @dataclass
-class _Run:
+class Run:
     store: Store
     client: GitHubClient
     repo: str
@@ -103,28 +118,34 @@ def sync_repo(
     repo: str,
     since: datetime | None = None,
     *,
+    lookback: timedelta | None = None,
     progress: Progress | None = None,
     graphql: bool = False,
 ) -> SyncStats:
     """Fetch everything created, updated, closed or merged since ``min(since, watermark)``.
 
-    Without ``since`` and without a watermark (first sync), the last two days. Every run is
-    recorded in ``sync_runs`` with status ok, failed or interrupted. ``graphql``: batch the
-    reviews in GraphQL queries (REST stays the fallback).
+    ``lookback`` (``--days``) sets ``since`` to the server's ``Date`` minus it. Without either
+    and without a watermark (first sync), the last two days. ``since`` is never later than the
+    server's ``Date - MARGIN``: a wrong local clock can neither skip the fetch nor make the store
+    claim a history it never read. Every run is recorded in ``sync_runs`` with status ok, failed
+    or interrupted. ``graphql``: batch the reviews in GraphQL queries (REST stays the fallback).
     """
     stats = client.stats
     stats.started_at = client.now()
     status = "failed"
     try:
         run_date = fetch_repo(store, client, repo)
+        if lookback is not None:
+            since = run_date - lookback
         repo_id = store.repo_id(repo)
         if graphql and client.token is None:
             graphql = False
             stats.notes.append("GraphQL needs a token: reviews read over REST instead")
-        run = _Run(store, client, repo, repo_id, run_date - MARGIN, progress, graphql)
-        for resource in LISTINGS:
+        run = Run(store, client, repo, repo_id, run_date - MARGIN, progress, graphql)
+        read_pending_reviews(run)  # left by an earlier run that stopped
+        for resource in RESOURCES:
             start = listing_since(store, run.repo_id, resource, since, run_date)
-            _sync_listing(run, resource, start)
+            (_sync_events if resource == EVENTS else _sync_listing)(run, resource, start)
         status = "ok"
         return stats
     except KeyboardInterrupt:
@@ -147,10 +168,11 @@ def _record(store: Store, repo: str, stats: SyncStats, status: str) -> None:
 def listing_since(
     store: Store, repo_id: int, resource: str, since: datetime | None, run_date: datetime
 ) -> datetime:
-    """``min(since, watermark)``; the watermark alone, or two days on a first sync."""
+    """``min(since, watermark)``, or two days on a first sync; never after ``run_date - MARGIN``."""
     mark = store.watermark(repo_id, resource)
     candidates = [value for value in (since, mark) if value is not None]
-    return min(candidates) if candidates else run_date - FIRST_SYNC
+    start = min(candidates) if candidates else run_date - FIRST_SYNC
+    return min(start, run_date - MARGIN)
 
 
 def covered_from(store: Store, repo: str) -> datetime | None:
@@ -158,7 +180,7 @@ def covered_from(store: Store, repo: str) -> datetime | None:
     repo_id = store.repo_id(repo, create=False)
     if repo_id < 0:
         return None
-    starts = [store.watermark(repo_id, f"{name}:from") for name in LISTINGS]
+    starts = [store.watermark(repo_id, f"{name}:from") for name in RESOURCES]
     return None if None in starts else max(starts)
 
 
@@ -175,149 +197,135 @@ def fetch_repo(store: Store, client: GitHubClient, repo: str) -> datetime:
             "DEVDIGEST_GITHUB_TOKEN"
         ) from exc
     if not response.not_modified and (response.etag or response.last_modified):
-        with store.transaction() as conn:
-            store.save_http_validators(
+        store.write(
+            lambda conn: store.save_http_validators(
                 conn, key, client.token_fp, response.etag, response.last_modified
             )
+        )
     return response.date or client.now()
 
 
-def _sync_listing(run: _Run, resource: str, since: datetime) -> None:
+def _sync_listing(run: Run, resource: str, since: datetime) -> None:
     path, extra, normalize = LISTINGS[resource]
-    params = extra | {
-        "since": iso_z(since),
-        "sort": "updated",
-        "direction": "desc",
-        "per_page": PER_PAGE,
-    }
     seen = 0
-    for page in run.client.paginate(f"repos/{run.repo}/{path}", params):
-        elements, reached_end = _until(page, since)
-        records = [normalize(obj) for obj in elements]
-        reviews, validators = _reviews_for(run, records) if resource == "issues" else ([], [])
-        last = reached_end or page.next_url is None
-        with run.store.transaction() as conn:
-            if resource == "issues":
-                run.stats.items += run.store.upsert_items(conn, run.repo_id, records)
-                run.stats.reviews += run.store.upsert_comments(conn, run.repo_id, reviews)
-            else:
-                run.stats.comments += run.store.upsert_comments(conn, run.repo_id, records)
-            for key, etag, last_modified in validators:
-                run.store.save_http_validators(conn, key, run.client.token_fp, etag, last_modified)
-            if last:
-                _complete(run, conn, resource, since)
+    for page in keyset_pages(run.client, f"repos/{run.repo}/{path}", extra, since):
+        records = normalize_page(page.data, normalize, shown(page.url))
+        _store_page(run, resource, records)
         seen += len(records)
         if run.progress:
             run.progress(resource, seen)
-        if last:
+    run.store.write(lambda conn: _complete(run, conn, resource, since))
+
+
+def _store_page(run: Run, resource: str, records: list[Any]) -> None:
+    """One page in one transaction; for items, then the reviews of their changed PRs."""
+    if resource != "issues":
+        run.stats.comments += run.store.write(
+            lambda conn: run.store.upsert_comments(conn, run.repo_id, records)
+        )
+        return
+    changed = changed_prs(run, records)
+
+    def work(conn: Any) -> int:
+        run.store.queue_reviews(conn, run.repo_id, changed)
+        return run.store.upsert_items(conn, run.repo_id, records)
+
+    run.stats.items += run.store.write(work)
+    read_pending_reviews(run)
+
+
+def keyset_pages(
+    client: GitHubClient, path: str, extra: dict[str, str], since: datetime
+) -> Iterator[ApiResponse]:
+    """Pages of a listing, oldest-updated first, each request restarting from the newest
+    ``updated_at`` read so far; within one second's worth of items, by page number."""
+    cursor, number, pages = since, 1, 0
+    while True:
+        if pages:
+            client.check_page_cap(path, pages)
+        params = extra | {
+            "since": iso_z(cursor),
+            "sort": "updated",
+            "direction": "asc",
+            "per_page": PER_PAGE,
+        }
+        if number > 1:
+            params["page"] = number
+        page = client.get(path, params)
+        pages += 1
+        yield page
+        if not page.next_url or not page.data:
             return
-
-
-def _until(page: ApiResponse, since: datetime) -> tuple[list[dict[str, Any]], bool]:
-    """The page's elements updated at or after ``since``; True once an older one shows up."""
-    data = page.data if isinstance(page.data, list) else []
-    kept = [obj for obj in data if _updated(obj) >= since]
-    return kept, len(kept) < len(data)
+        newest = max(_updated(obj) for obj in page.data)
+        cursor, number = (newest, 1) if newest > cursor else (cursor, number + 1)
 
 
 def _updated(obj: dict[str, Any]) -> datetime:
     return normalize_time(obj.get("updated_at") or obj.get("created_at"))
 
 
-def _complete(run: _Run, conn: Any, resource: str, since: datetime) -> None:
+def _sync_events(run: Run, resource: str, since: datetime) -> None:
+    """The state history: closed, reopened and merged events, newest first, down to ``since``.
+
+    Events never change and new ones appear at the top, so an unchanged first page (304 to its
+    saved ETag, free of quota) means nothing new; the ETag is saved once the listing completes.
+    """
+    path = f"repos/{run.repo}/issues/events?per_page={PER_PAGE}"
+    key = run.client.url(path)
+    etag, last_modified = run.store.http_validators(key, run.client.token_fp)
+    page = run.client.get(path, etag=etag, last_modified=last_modified)
+    first, seen, pages = page, 0, 1
+    while not page.not_modified:
+        events, older = _events_since(page, since)
+        run.stats.events += run.store.write(
+            lambda conn, events=events: run.store.upsert_item_events(conn, run.repo_id, events)
+        )
+        seen += len(events)
+        if run.progress:
+            run.progress(resource, seen)
+        if older or not page.next_url:
+            break
+        run.client.check_page_cap(path, pages)
+        try:
+            page, pages = run.client.get(page.next_url), pages + 1
+        except Unprocessable as exc:  # GitHub does not page this listing arbitrarily deep
+            since = _oldest(page)
+            run.stats.notes.append(
+                f"the state history reaches back to {iso_z(since)} only ({exc}); closures "
+                "before it are counted by the items' current state"
+            )
+            break
+
+    def complete(conn: Any) -> None:
+        _complete(run, conn, resource, since)
+        if first.etag or first.last_modified:
+            run.store.save_http_validators(
+                conn, key, run.client.token_fp, first.etag, first.last_modified
+            )
+
+    run.store.write(complete)
+
+
+def _oldest(page: ApiResponse) -> datetime:
+    """The creation time of the last (oldest) event of a page."""
+    return normalize_time(page.data[-1]["created_at"])
+
+
+def _events_since(page: ApiResponse, since: datetime) -> tuple[list[ItemEvent], bool]:
+    """The page's state events at or after ``since``; True once an older event shows up."""
+    source = shown(page.url)
+    events = normalize_page(page.data, normalize_event, source)
+    times = normalize_page(page.data, lambda obj: normalize_time(obj["created_at"]), source)
+    kept = [e for e, when in zip(events, times, strict=True) if e and when >= since]
+    return kept, any(when < since for when in times)
+
+
+def _complete(run: Run, conn: Any, resource: str, since: datetime) -> None:
     """The listing is complete: advance its watermark and widen its covered range."""
     start = run.store.watermark(run.repo_id, f"{resource}:from")
     run.store.set_watermark(conn, run.repo_id, resource, run.mark)
     covered = since if start is None else min(start, since)
     run.store.set_watermark(conn, run.repo_id, f"{resource}:from", covered)
-
-
-# --- reviews -------------------------------------------------------------------------------
-
-
-def _reviews_for(
-    run: _Run, records: list[ItemRecord]
-) -> tuple[list[CommentRecord], list[Validator]]:
-    """Reviews of the page's PRs whose ``updated_at`` is newer than the stored one."""
-    prs = [rec for rec in records if rec.is_pr]
-    stored = run.store.item_updated_times(run.repo_id, [rec.number for rec in prs])
-    changed = sorted(
-        {
-            rec.number
-            for rec in prs
-            if rec.number not in stored or rec.updated_at > stored[rec.number]
-        }
-    )
-    reviews: list[CommentRecord] = []
-    validators: list[Validator] = []
-    if run.graphql and changed:
-        reviews, changed = _graphql_reviews(run, changed)
-    for number in changed:
-        found, validator = fetch_reviews(run.store, run.client, run.repo, number)
-        reviews.extend(found)
-        if validator:
-            validators.append(validator)
-    return reviews, validators
-
-
-def _graphql_reviews(run: _Run, numbers: list[int]) -> tuple[list[CommentRecord], list[int]]:
-    """Reviews of ``numbers`` over GraphQL, and the PRs left to REST.
-
-    Left to REST: PRs with more reviews than one query returns, and, once GraphQL fails (an
-    old GitHub Enterprise without it, a persistent error), every PR for the rest of the run.
-    Auth errors are not masked: they stop the run as over REST.
-    """
-    found: list[CommentRecord] = []
-    rest: list[int] = []
-    for k in range(0, len(numbers), BATCH):
-        batch = numbers[k : k + BATCH]
-        try:
-            answers = fetch_reviews_batch(run.client, run.repo, batch)
-        except AuthError:
-            raise
-        except GitHubError as exc:
-            run.graphql = False
-            run.stats.notes.append(f"GraphQL failed, reviews read over REST instead: {exc}")
-            return found, rest + numbers[k:]
-        for number in batch:
-            reviews = answers[number]
-            if reviews is None:
-                rest.append(number)
-            else:
-                found.extend(reviews)
-    return found, rest
-
-
-def fetch_reviews(
-    store: Store, client: GitHubClient, repo: str, number: int
-) -> tuple[list[CommentRecord], Validator | None]:
-    """Submitted reviews of PR ``number`` (none if unchanged: 304) and the validators to save.
-
-    Validators are kept only for a single-page answer: new reviews land on the last page, which
-    the first page's ETag would not cover.
-    """
-    path = f"repos/{repo}/pulls/{number}/reviews?per_page={PER_PAGE}"
-    key = client.url(path)
-    etag, last_modified = store.http_validators(key, client.token_fp)
-    try:
-        response = client.get(path, etag=etag, last_modified=last_modified)
-    except NotFound:
-        return [], None
-    if response.not_modified:
-        return [], None
-    validator = None
-    if not response.next_url and (response.etag or response.last_modified):
-        validator = (key, response.etag, response.last_modified)
-    pages = [response]
-    while pages[-1].next_url:
-        pages.append(client.get(pages[-1].next_url))
-    found = [
-        normalize_review(obj, number)
-        for page in pages
-        for obj in (page.data if isinstance(page.data, list) else [])
-        if obj.get("submitted_at")
-    ]
-    return found, validator
 
 
 def ensure_synced(

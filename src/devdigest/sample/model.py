@@ -538,6 +538,35 @@ class Dataset:
             **({"in_reply_to_id": rc.in_reply_to} if rc.in_reply_to else {}),
         }
 
+    def issue_events_json(self, at: datetime) -> list[dict[str, Any]]:
+        """State events (closed, reopened, merged) as `GET /repos/{o}/{r}/issues/events` lists
+        them at `at`, newest first; a merge is a `merged` and a `closed` event (as on GitHub)."""
+        rows = []
+        for item in self.items.values():
+            for ev in item.events:
+                if ev.at > at or ev.kind not in ("closed", "reopened", "merged"):
+                    continue
+                for kind in ("merged", "closed") if ev.kind == "merged" else (ev.kind,):
+                    rows.append(self._event_json(item, kind, ev.at))
+        rows.sort(key=lambda row: (row["created_at"], row["id"]), reverse=True)
+        return rows
+
+    def _event_json(self, item: Item, kind: str, when: datetime) -> dict[str, Any]:
+        event_id = int(sha_for(self.repo, item.number, kind, iso(when))[:12], 16)
+        issue: dict[str, Any] = {"number": item.number, "title": item.title}
+        if item.is_pr:
+            issue["pull_request"] = {"url": f"{self.api}/pulls/{item.number}"}
+        return {
+            "id": event_id,
+            "node_id": f"CE_{event_id}",
+            "url": f"{self.api}/issues/events/{event_id}",
+            "actor": self.user_json(item.author),
+            "event": kind,
+            "commit_id": None,
+            "created_at": iso(when),
+            "issue": issue,
+        }
+
     def review_json(self, r: Review) -> dict[str, Any]:
         """A review as listed by `GET /repos/{o}/{r}/pulls/{n}/reviews`."""
         return {

@@ -27,11 +27,19 @@ def database_url(db: str) -> str:
     return f"sqlite:///{path}"
 
 
-def create_store_engine(db: str) -> Engine:
-    """An engine for ``db`` (a path or URL), with per-dialect connection setup."""
+BUSY_TIMEOUT = 30.0  # seconds a SQLite writer waits for another process's write lock
+
+
+def create_store_engine(db: str, busy_timeout: float = BUSY_TIMEOUT) -> Engine:
+    """An engine for ``db`` (a path or URL), with per-dialect connection setup.
+
+    SQLite connections wait up to ``busy_timeout`` seconds for a lock held by another process.
+    """
     url = database_url(db)
+    sqlite = url.startswith("sqlite")
+    options: dict[str, Any] = {"connect_args": {"timeout": busy_timeout}} if sqlite else {}
     try:
-        engine = sa.create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
+        engine = sa.create_engine(url, pool_pre_ping=not sqlite, **options)
     except ModuleNotFoundError as exc:
         raise StoreError(
             f"cannot open the database {redact(db)}: its driver {exc.name!r} is not installed "

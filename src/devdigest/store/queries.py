@@ -3,29 +3,34 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, fields
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from devdigest.errors import StoreError
-from devdigest.models import COUNT_KEYS, CommentRecord, DailyReport, ItemRecord, SyncStats
+from devdigest.models import COUNT_KEYS, CommentRecord, DailyReport, ItemEvent, ItemRecord
 from devdigest.store import schema as t
-from devdigest.store.engine import create_store_engine, redact, text_safe_rows
+from devdigest.store.bookkeeping import SyncBookkeeping
+from devdigest.store.engine import BUSY_TIMEOUT, create_store_engine, redact, text_safe_rows
+
+T = TypeVar("T")
+WRITE_TRIES = 5  # attempts of a write transaction that found the database locked
 
 _ITEM_FIELDS = [f.name for f in fields(ItemRecord)]
 _COMMENT_FIELDS = [f.name for f in fields(CommentRecord)]
 
 
-def open_store(db: str) -> Store:
+def open_store(db: str, busy_timeout: float = BUSY_TIMEOUT) -> Store:
     """Open (and migrate) the store at a path or SQLAlchemy URL."""
     try:
-        engine = create_store_engine(db)
+        engine = create_store_engine(db, busy_timeout)
         with engine.begin() as conn:
             t.migrate(conn)
     except (sa.exc.SQLAlchemyError, ImportError, OSError) as exc:
@@ -36,11 +41,12 @@ def open_store(db: str) -> Store:
     return Store(engine)
 
 
-class Store:
+class Store(SyncBookkeeping):
     """All reads and writes of the database."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, sleeper: Callable[[float], None] = time.sleep) -> None:
         self.engine = engine
+        self.sleep = sleeper  # between retries of a locked write
 
     def close(self) -> None:
         self.engine.dispose()
@@ -58,7 +64,22 @@ class Store:
             with self.engine.begin() as conn:
                 yield conn
         except sa.exc.SQLAlchemyError as exc:
-            raise StoreError(f"database write failed: {str(exc).splitlines()[0]}") from exc
+            raise StoreError(_locked_or_failed(exc)) from exc
+
+    def write(self, work: Callable[[Connection], T], tries: int = WRITE_TRIES) -> T:
+        """Run ``work(conn)`` in one transaction, again from the start when the database was
+        locked by another writer past the busy timeout (SQLite)."""
+        for attempt in range(1, tries + 1):
+            try:
+                with self.engine.begin() as conn:
+                    return work(conn)
+            except sa.exc.OperationalError as exc:
+                if "database is locked" not in str(exc) or attempt == tries:
+                    raise StoreError(_locked_or_failed(exc)) from exc
+                self.sleep(min(8.0, 0.5 * 2 ** (attempt - 1)))
+            except sa.exc.SQLAlchemyError as exc:
+                raise StoreError(_locked_or_failed(exc)) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
 
     # --- repos -----------------------------------------------------------------------------
 
@@ -135,89 +156,6 @@ class Store:
         self._upsert(conn, t.comments, list(rows.values()), ("repo_id", "kind", "id"))
         return len(rows)
 
-    # --- sync bookkeeping ------------------------------------------------------------------
-
-    def watermark(self, repo_id: int, resource: str) -> datetime | None:
-        with self.engine.connect() as c:
-            return c.execute(
-                sa.select(t.sync_state.c.watermark).where(
-                    t.sync_state.c.repo_id == repo_id, t.sync_state.c.resource == resource
-                )
-            ).scalar_one_or_none()
-
-    def set_watermark(self, conn: Connection, repo_id: int, resource: str, value: datetime) -> None:
-        stmt = self._insert(t.sync_state).values(
-            repo_id=repo_id, resource=resource, watermark=value
-        )
-        conn.execute(
-            stmt.on_conflict_do_update(
-                index_elements=["repo_id", "resource"], set_={"watermark": value}
-            )
-        )
-
-    def item_updated_times(self, repo_id: int, numbers: Iterable[int]) -> dict[int, datetime]:
-        """Stored ``updated_at`` of these item numbers (absent: not stored yet)."""
-        i = t.items.c
-        out: dict[int, datetime] = {}
-        with self.engine.connect() as c:
-            for chunk in _chunks(sorted(set(numbers)), 500):
-                rows = c.execute(
-                    sa.select(i.number, i.updated_at).where(
-                        i.repo_id == repo_id, i.number.in_(chunk)
-                    )
-                )
-                out.update({r.number: r.updated_at for r in rows})
-        return out
-
-    def http_validators(self, url: str, token_fp: str) -> tuple[str | None, str | None]:
-        with self.engine.connect() as c:
-            row = c.execute(
-                sa.select(t.http_cache.c.etag, t.http_cache.c.last_modified).where(
-                    t.http_cache.c.url == url, t.http_cache.c.token_fp == token_fp
-                )
-            ).first()
-        return (row.etag, row.last_modified) if row else (None, None)
-
-    def save_http_validators(
-        self, conn: Connection, url: str, token_fp: str, etag: str | None, last_modified: str | None
-    ) -> None:
-        values = {"etag": etag, "last_modified": last_modified}
-        stmt = self._insert(t.http_cache).values(url=url, token_fp=token_fp, **values)
-        conn.execute(stmt.on_conflict_do_update(index_elements=["url", "token_fp"], set_=values))
-
-    def record_sync_run(self, repo_id: int, stats: SyncStats, status: str) -> None:
-        with self.transaction() as c:
-            c.execute(
-                t.sync_runs.insert().values(
-                    repo_id=repo_id,
-                    started_at=stats.started_at or datetime.now(UTC),
-                    finished_at=stats.finished_at,
-                    status=status,
-                    requests=stats.requests,
-                    not_modified=stats.not_modified,
-                    retried=stats.retried,
-                    slept_seconds=stats.slept_seconds,
-                    items=stats.items,
-                    comments=stats.comments,
-                )
-            )
-
-    def last_sync(self, repo: str) -> dict | None:
-        """The newest finished sync run of ``repo`` (``None`` if never synced)."""
-        with self.engine.connect() as c:
-            row = (
-                c.execute(
-                    sa.select(t.sync_runs)
-                    .join(t.repos)
-                    .where(t.repos.c.full_name == repo.lower())
-                    .order_by(t.sync_runs.c.id.desc())
-                    .limit(1)
-                )
-                .mappings()
-                .first()
-            )
-        return dict(row) if row else None
-
     # --- window queries --------------------------------------------------------------------
 
     def window_numbers(self, repo: str, start: datetime, end: datetime) -> dict[str, list[int]]:
@@ -230,26 +168,33 @@ class Store:
     def window_items(
         self, repo: str, start: datetime, end: datetime
     ) -> dict[str, list[ItemRecord]]:
-        """The items behind the five counts, each list ordered by number."""
+        """The items behind the five counts (DESIGN §4), each list ordered by number.
+
+        Closures are counted as a run at ``end`` would have seen them: from the stored state
+        events before ``end`` (an item closed in the window and reopened later still counts);
+        an item without stored events falls back to its current ``state`` and ``closed_at``.
+        """
         i = t.items.c
         in_window = lambda col: sa.and_(col >= start, col < end)  # noqa: E731
-        closed = sa.and_(i.state == "closed", in_window(i.closed_at))
         where = {
             "new_issues": sa.and_(~i.is_pr, in_window(i.created_at)),
-            "closed_issues": sa.and_(~i.is_pr, closed),
             "new_prs": sa.and_(i.is_pr, in_window(i.created_at)),
             "merged_prs": sa.and_(i.is_pr, in_window(i.merged_at)),
-            "closed_unmerged_prs": sa.and_(i.is_pr, closed, i.merged_at.is_(None)),
         }
         repo_id = self.repo_id(repo, create=False)
         result: dict[str, list[ItemRecord]] = {}
         with self.engine.connect() as c:
-            for key in COUNT_KEYS:
+            for key, cond in where.items():
                 rows = c.execute(
-                    sa.select(t.items).where(i.repo_id == repo_id, where[key]).order_by(i.number)
+                    sa.select(t.items).where(i.repo_id == repo_id, cond).order_by(i.number)
                 )
                 result[key] = [_item(r) for r in rows.mappings()]
-        return result
+            closed = _closed_in(c, repo_id, start, end)
+        result["closed_issues"] = [it for it in closed if not it.is_pr]
+        result["closed_unmerged_prs"] = [
+            it for it in closed if it.is_pr and (it.merged_at is None or it.merged_at >= end)
+        ]
+        return {key: result[key] for key in COUNT_KEYS}
 
     def items_updated(
         self, repo: str, start: datetime, end: datetime | None = None
@@ -359,7 +304,10 @@ class Store:
         with self.engine.connect() as c:
             covered = c.execute(
                 sa.select(sa.func.max(s.watermark)).where(
-                    s.repo_id == repo_id, s.resource.like("%:from")
+                    s.repo_id == repo_id,
+                    s.resource.like("%:from"),
+                    # the state history: a store upgraded to it starts it later than its items
+                    s.resource != "issue_events:from",
                 )
             ).scalar_one_or_none()
             if covered is not None:
@@ -438,6 +386,50 @@ class Store:
 def _chunks(values: list, size: int) -> Iterator[list]:
     for k in range(0, len(values), size):
         yield values[k : k + size]
+
+
+def _locked_or_failed(exc: Exception) -> str:
+    first = str(exc).splitlines()[0]
+    if "database is locked" in first:
+        return (
+            "database write failed: the database is locked by another process (a concurrent "
+            "sync?); rerun when it has finished"
+        )
+    return f"database write failed: {first}"
+
+
+def _closed_in(c: Connection, repo_id: int, start: datetime, end: datetime) -> list[ItemRecord]:
+    """Items whose latest closing before ``end`` lies in ``[start, end)`` and that were still
+    closed at ``end``, by number."""
+    i, e = t.items.c, t.item_events.c
+    closing = sa.select(e.number).where(
+        e.repo_id == repo_id,
+        e.event.in_(("closed", "merged")),
+        e.created_at >= start,
+        e.created_at < end,
+    )
+    now_closed = sa.and_(i.state == "closed", i.closed_at >= start, i.closed_at < end)
+    found: dict[int, ItemRecord] = {}
+    for cond in (now_closed, i.number.in_(closing)):  # apart, each query uses its index
+        rows = c.execute(sa.select(t.items).where(i.repo_id == repo_id, cond))
+        found.update((r["number"], _item(r)) for r in rows.mappings())
+    last: dict[int, ItemEvent] = {}
+    for chunk in _chunks(sorted(found), 500):
+        rows = c.execute(
+            sa.select(e.id, e.number, e.event, e.created_at)
+            .where(e.repo_id == repo_id, e.number.in_(chunk), e.created_at < end)
+            .order_by(e.created_at, e.id)
+        )
+        last.update((r.number, ItemEvent(r.id, r.number, r.event, r.created_at)) for r in rows)
+    return [found[n] for n in sorted(found) if _closed_at_end(found[n], last.get(n), start)]
+
+
+def _closed_at_end(item: ItemRecord, last: ItemEvent | None, start: datetime) -> bool:
+    """Closed in the window and still closed at its end, by the last state event before the end
+    (or, with no stored event, by the item's current state)."""
+    if last is None:
+        return item.state == "closed"  # the query already put closed_at in the window
+    return last.event in ("closed", "merged") and last.created_at >= start
 
 
 def _item(row: Any) -> ItemRecord:

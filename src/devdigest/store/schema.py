@@ -184,6 +184,27 @@ runs = sa.Table(  # one row per `devdigest run` / `backfill`: what ran, and whet
     sa.Column("summary", sa.JSON, nullable=False),  # per project: windows, reports, error
 )
 
+item_events = sa.Table(
+    "item_events",
+    metadata,
+    sa.Column("repo_id", sa.Integer, sa.ForeignKey("repos.id"), primary_key=True),
+    sa.Column("id", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("number", sa.Integer, nullable=False),
+    sa.Column("event", sa.String(20), nullable=False),  # closed | reopened | merged
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Index("ix_item_events_created", "repo_id", "created_at"),
+    sa.Index("ix_item_events_item", "repo_id", "number", "created_at"),
+)
+
+# PRs whose reviews are still to be read: queued with the items page that listed them, removed
+# with the reviews, so a failed review request never costs the page and is retried next run.
+pending_reviews = sa.Table(
+    "pending_reviews",
+    metadata,
+    sa.Column("repo_id", sa.Integer, sa.ForeignKey("repos.id"), primary_key=True),
+    sa.Column("number", sa.Integer, primary_key=True, autoincrement=False),
+)
+
 schema_migrations = sa.Table(
     "schema_migrations",
     metadata,
@@ -193,8 +214,16 @@ schema_migrations = sa.Table(
 
 
 def _initial(conn: Connection) -> None:
-    metadata.create_all(conn)
+    metadata.create_all(conn, tables=_INITIAL)
 
+
+def _item_events(conn: Connection) -> None:
+    """State history (closed, reopened, merged events) and the queue of PRs awaiting reviews."""
+    item_events.create(conn, checkfirst=True)
+    pending_reviews.create(conn, checkfirst=True)
+
+
+_INITIAL = [repos, items, comments, sync_state, http_cache, sync_runs, reports, llm_cache]
 
 _LOOKUP_INDEXES = (
     "ix_items_author_created",
@@ -224,6 +253,7 @@ def _runs(conn: Connection) -> None:
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_initial", _initial),
     ("0002_lookup_indexes", _lookup_indexes),
+    ("0003_item_events", _item_events),
     ("0004_runs", _runs),
     ("0006_deliveries", _deliveries),
 ]
