@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from devdigest.config import Project, Rule
+
+if TYPE_CHECKING:
+    from devdigest.analysis.continuity import Marker
 from devdigest.models import ActivityFigures, CommentRecord, Counts, ItemRecord
 from devdigest.window import Window
 
@@ -92,3 +96,5 @@ class WindowAnalysis:
     history_days: int  # how many previous days of stored data the trends compare with
     data_fetched_at: datetime | None = None
     github_requests: int = 0
+    markers: list[Marker] = field(default_factory=list)  # continuity markers (memory across days)
+    history_from: datetime | None = None  # where the stored history begins

@@ -140,6 +140,8 @@ def stats_command(
     app: AppContext,
     repo: str,
     on_date: str | None,
+    week: str | None,
+    month: str | None,
     since: str | None,
     until: str | None,
     last: str | None,
@@ -152,7 +154,9 @@ def stats_command(
     """The five counts of a window of REPO (OWNER/NAME), syncing what it needs first."""
     config = with_graphql(app.config, graphql)
     project = config.project(repo)
-    window = window_from_options(project.tz, on_date, since, until, last, tz, now=gh.current_time())
+    window = window_from_options(
+        project.tz, on_date, since, until, last, tz, gh.current_time(), week, month
+    )
     with open_store(config.db) as store:
         if not no_sync:
             anonymous_note(config)

@@ -232,15 +232,7 @@ class Store:
     ) -> dict[str, list[ItemRecord]]:
         """The items behind the five counts, each list ordered by number."""
         i = t.items.c
-        in_window = lambda col: sa.and_(col >= start, col < end)  # noqa: E731
-        closed = sa.and_(i.state == "closed", in_window(i.closed_at))
-        where = {
-            "new_issues": sa.and_(~i.is_pr, in_window(i.created_at)),
-            "closed_issues": sa.and_(~i.is_pr, closed),
-            "new_prs": sa.and_(i.is_pr, in_window(i.created_at)),
-            "merged_prs": sa.and_(i.is_pr, in_window(i.merged_at)),
-            "closed_unmerged_prs": sa.and_(i.is_pr, closed, i.merged_at.is_(None)),
-        }
+        where = count_conditions(start, end)
         repo_id = self.repo_id(repo, create=False)
         result: dict[str, list[ItemRecord]] = {}
         with self.engine.connect() as c:
@@ -433,6 +425,20 @@ class Store:
         with self.transaction() as c:
             stmt = self._insert(t.llm_cache).values(key=key, **values)
             c.execute(stmt.on_conflict_do_update(index_elements=["key"], set_=values))
+
+
+def count_conditions(start: datetime, end: datetime) -> dict[str, sa.ColumnElement[bool]]:
+    """The SQL condition behind each of the five counts (DESIGN §4)."""
+    i = t.items.c
+    in_window = lambda col: sa.and_(col >= start, col < end)  # noqa: E731
+    closed = sa.and_(i.state == "closed", in_window(i.closed_at))
+    return {
+        "new_issues": sa.and_(~i.is_pr, in_window(i.created_at)),
+        "closed_issues": sa.and_(~i.is_pr, closed),
+        "new_prs": sa.and_(i.is_pr, in_window(i.created_at)),
+        "merged_prs": sa.and_(i.is_pr, in_window(i.merged_at)),
+        "closed_unmerged_prs": sa.and_(i.is_pr, closed, i.merged_at.is_(None)),
+    }
 
 
 def _chunks(values: list, size: int) -> Iterator[list]:

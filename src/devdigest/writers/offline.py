@@ -21,6 +21,7 @@ from devdigest.models import (
     WindowInfo,
 )
 from devdigest.writers.common import Context, item_link, short_title
+from devdigest.writers.continuity import history_from, write_markers
 from devdigest.writers.extract import first_sentence
 from devdigest.writers.phrases import PHRASES, join_list, phrase, signal_name
 from devdigest.writers.threads import write_discussions, write_key_changes, write_watch
@@ -53,6 +54,8 @@ def write_offline(analysis: WindowAnalysis, lang: str, *, now: datetime) -> Dail
         activity=analysis.activity,
         activity_notes=write_activity_notes(ctx),
         watch=write_watch(ctx),
+        continuity=write_markers(analysis.markers, lang),
+        history_from=history_from(analysis),
         appendix=write_appendix(analysis),
         provenance=Provenance(
             writer="offline",
