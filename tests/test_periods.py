@@ -124,3 +124,33 @@ def test_period_schema_doc_matches_the_models():
     assert set(doc) == set(own)
     for name, model in own.items():
         assert doc[name] == set(model.model_fields), name
+
+
+def test_period_ranking_of_changes_equals_scoring_every_merged_pr(history):
+    from devdigest.analysis.changes import compute_changes
+    from devdigest.analysis.period import rank_period_changes
+
+    _, store, _ = history
+    config = load_config(env={})
+    rules = config.categories_for(config.project(REPO))
+    window = month_window("2026-02", "Asia/Shanghai")
+    merged = store.window_items(REPO, window.start, window.end)["merged_prs"]
+    history_ = store.comments_for(REPO, [i.number for i in merged], window.end)
+    full = compute_changes(merged, history_, rules, window, limit=10, repo=REPO)
+    fast = rank_period_changes(merged, history_, rules, window, REPO, limit=10)
+    assert len(merged) > 100
+    assert [(c.item.number, c.score) for c in fast] == [(c.item.number, c.score) for c in full]
+
+
+def test_strong_categories_agree_with_match_rule(history):
+    from devdigest.analysis.classify import match_rule
+    from devdigest.analysis.period import _strong_categories
+
+    _, store, _ = history
+    config = load_config(env={})
+    rules = config.categories_for(config.project(REPO))
+    window = month_window("2026-02", "Asia/Shanghai")
+    items = store.items_created(REPO, window.start, window.end)
+    slow = {i.number: [r.name for r in rules if match_rule(i, r, text="")] for i in items}
+    assert _strong_categories(items, rules) == slow
+    assert sum(map(len, slow.values())) > 100

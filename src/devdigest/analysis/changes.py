@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
-from devdigest.analysis.classify import match_rule
+from devdigest.analysis.classify import match_rule, searchable_text
 from devdigest.analysis.discussions import DECISIVE_REVIEWS, is_light_review, linked_numbers
 from devdigest.analysis.figures import extract_figures
 from devdigest.analysis.types import ChangeCandidate
@@ -39,13 +39,19 @@ LOW_CATEGORY_FRAGMENTS = ("doc", "ci")  # "Documentation", "CI and build"
 LOW_ONLY_PENALTY = -2.0
 BOT_PENALTY = -3.0
 NEARLY_MERGED_PENALTY = -1.0
+LINKED_MAX = 2  # linked issues that add to the score
+FIGURES_BONUS = 2.0
+# the most the item's body and categories can add: an upper bound for rankings that score
+# many PRs without their bodies first (period reports)
+BODY_HEADROOM = max(w for _, w in CATEGORY_WEIGHTS) + LINKED_MAX + FIGURES_BONUS
 
 
 def rule_categories(item: ItemRecord, rules: list[Rule]) -> tuple[list[str], list[str]]:
     """(categories from labels, title tags or authors; categories from keywords only)."""
     strong, weak = [], []
+    text = searchable_text(item)  # once, not once per rule
     for rule in rules:
-        reasons = match_rule(item, rule)
+        reasons = match_rule(item, rule, text)
         if any(not r.startswith("keyword ") for r in reasons):
             strong.append(rule.name)
         elif reasons:
@@ -134,10 +140,10 @@ def score_change(
     if approvals:
         reasons.append(f"{len(approvals)} approvals")
     if linked:
-        score += min(len(linked), 2)
+        score += min(len(linked), LINKED_MAX)
         reasons.append("links " + ", ".join(f"#{n}" for n in linked[:3]))
     if figures:
-        score += 2.0
+        score += FIGURES_BONUS
         reasons.append("states figures")
     if talk:
         score += min(talk, 10) * 0.2

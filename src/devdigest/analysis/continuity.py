@@ -9,6 +9,7 @@ a marker here.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -61,14 +62,16 @@ def compute_thread_days(
     items: Mapping[int, ItemRecord],
     days: list[Window],
 ) -> dict[int, dict[date, DayActivity]]:
-    """Item number → local day → its activity; ``days`` tile the range looked at."""
+    """Item number → local day → its activity; ``days`` tile the range looked at, in order."""
     out: dict[int, dict[date, DayActivity]] = {}
+    starts = [day.start for day in days]
+    names = [day.local_date for day in days]
 
     def slot(number: int, moment: datetime) -> DayActivity | None:
-        for day in days:
-            if day.contains(moment):
-                return out.setdefault(number, {}).setdefault(day.local_date, DayActivity())
-        return None
+        k = bisect_right(starts, moment) - 1  # the days are contiguous and in order
+        if k < 0 or not days[k].contains(moment):
+            return None
+        return out.setdefault(number, {}).setdefault(names[k], DayActivity())
 
     for row in rows:
         if row.is_bot or (activity := slot(row.number, row.at)) is None:

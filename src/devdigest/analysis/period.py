@@ -8,12 +8,12 @@ and contributors are ranked over the whole period, never assembled from daily re
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 
 from devdigest.analysis.activity import first_time_contributors, history_suffices
-from devdigest.analysis.changes import compute_changes
-from devdigest.analysis.classify import compute_focus, match_rule
+from devdigest.analysis.changes import BODY_HEADROOM, score_change
+from devdigest.analysis.classify import compute_focus, title_tags
 from devdigest.analysis.continuity import (
     Marker,
     compute_thread_days,
@@ -25,7 +25,7 @@ from devdigest.analysis.continuity import (
 from devdigest.analysis.stats import appendix_items, compute_appendix, compute_counts
 from devdigest.analysis.types import ChangeCandidate, FocusResult
 from devdigest.config import Config, Project, Rule
-from devdigest.models import COUNT_KEYS, Counts, ItemRecord
+from devdigest.models import COUNT_KEYS, CommentRecord, Counts, ItemRecord
 from devdigest.store import Store
 from devdigest.store.activity import ActivityRow, activity_rows, window_counts
 from devdigest.window import Window, period_days, previous_period
@@ -130,7 +130,50 @@ def compute_period_topics(
 
 
 def _strong_categories(items: list[ItemRecord], rules: list[Rule]) -> dict[int, list[str]]:
-    return {i.number: [r.name for r in rules if match_rule(i, r, text="")] for i in items}
+    """Item number → categories matched by label, title tag or listed author (as
+    ``match_rule`` decides them, by lookup instead of a rule-by-rule scan)."""
+    keys: dict[tuple[str, str], set[str]] = {}
+    for rule in rules:
+        for kind, values in (("label", rule.labels), ("tag", rule.title_tags)):
+            for value in values:
+                keys.setdefault((kind, " ".join(value.split()).casefold()), set()).add(rule.name)
+        for author in rule.authors:
+            keys.setdefault(("author", " ".join(author.split()).casefold()), set()).add(rule.name)
+    out = {}
+    for item in items:
+        wanted = [("label", label.casefold()) for label in item.labels]
+        wanted += [("tag", tag.casefold()) for tag in title_tags(item.title)]
+        wanted.append(("author", item.author.casefold()))
+        names = set().union(*(keys.get(k, ()) for k in wanted))
+        out[item.number] = [rule.name for rule in rules if rule.name in names]
+    return out
+
+
+def rank_period_changes(
+    merged: list[ItemRecord],
+    history: dict[int, list[CommentRecord]],
+    rules: list[Rule],
+    window: Window,
+    repo: str,
+    limit: int = KEY_CHANGES,
+) -> list[ChangeCandidate]:
+    """The ranking of ``compute_changes`` over the period's merged PRs, exactly, without
+    scoring every body: each PR gets an upper bound from its reviews and discussion alone
+    (scored with an empty body and no categories, plus ``BODY_HEADROOM``), and PRs are scored
+    in full, best bound first, until no bound can reach the top ``limit``."""
+    bounded = []
+    for item in merged:
+        bare = replace(item, body="")
+        base = score_change(bare, history.get(item.number, []), [], window, repo).score
+        bounded.append((base + BODY_HEADROOM, item))
+    bounded.sort(key=lambda b: (-b[0], -b[1].number))
+    best: list[ChangeCandidate] = []
+    for bound, item in bounded:
+        if len(best) >= limit and bound < best[limit - 1].score:
+            break
+        best.append(score_change(item, history.get(item.number, []), rules, window, repo))
+        best.sort(key=lambda c: (-c.score, c.nearly_merged, -c.item.number))
+    return best[:limit]
 
 
 def ranked(counter: Counter[str], limit: int = PEOPLE) -> list[tuple[int, list[str]]]:
@@ -205,9 +248,7 @@ def compute_period_analysis(
         mean=mean,
         mean_periods=mean_periods,
         topics=compute_period_topics(created, prior, rules),
-        key_changes=compute_changes(
-            merged, history, rules, window, limit=KEY_CHANGES, repo=project.repo
-        ),
+        key_changes=rank_period_changes(merged, history, rules, window, project.repo),
         focus=compute_focus(focus_pool, project.focus, activity),
         hot_threads=[(items[n], d) for n, d in hot[:HOT_THREADS] if len(d) > 1 and n in items],
         long_standing=long_standing_markers(appendix["closed_issues"], merged, window.zone),
