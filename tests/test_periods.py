@@ -36,6 +36,8 @@ def history(tmp_path_factory):
     ds = generate_history(days=75, seed=3)
     db = tmp_path_factory.mktemp("periods") / "history.sqlite3"
     store = store_from_dataset(ds, str(db))
+    with store.transaction() as conn:  # as a sync since the dataset's start would record it
+        store.set_watermark(conn, store.repo_id(REPO, conn), "issues:from", ds.start)
     yield ds, store, db
     store.close()
 
@@ -68,7 +70,13 @@ def test_previous_period_and_mean_come_from_the_store(history):
     january = month_window("2026-01", "Asia/Shanghai")
     assert analysis.previous_window == january
     assert analysis.previous.model_dump() == expected(ds, january.start, january.end)["counts"]
-    assert analysis.mean_periods >= 1 and analysis.mean is not None
+    assert analysis.mean_periods == 1  # December is not wholly in the store
+    assert analysis.mean == {k: float(v) for k, v in analysis.previous.model_dump().items()}
+    week = compute_period_analysis(store, load_config(env={}), REPO, week_window("2026-W09", "UTC"))
+    earlier = [week_window(f"2026-W0{k}", "UTC") for k in (5, 6, 7, 8)]
+    counts = [expected(ds, w.start, w.end)["counts"] for w in earlier]
+    assert week.mean_periods == 4
+    assert week.mean == {k: round(sum(c[k] for c in counts) / 4, 2) for k in KEYS}
 
 
 def test_stats_and_report_agree_for_a_week(history, tmp_path, capsys):

@@ -15,12 +15,13 @@ from devdigest.site.charts import line_chart_svg, series_values
 from devdigest.window import format_local, resolve_tz
 
 ZH = {
-    "p_title": "{project} 开发动态{period}报告",
+    "p_title": "{project} 开发动态报告 - {period}",
     "p_chart": "每日新增、合并与关闭",
     "p_h_summary": "📊 本期概览",
     "p_col_count": "统计项",
     "p_col_change": "变化",
-    "p_col_mean": "前 {n} 期均值",
+    "p_col_mean": "近 {n} 期均值",
+    "p_history": "存储的历史从 {date} 开始；环比、均值和新贡献者只依据这之后的数据。",
     "p_h_days": "📅 每日数据",
     "p_col_day": "日期",
     "p_total": "合计",
@@ -51,12 +52,13 @@ ZH = {
     "p_people_note": "不含机器人；数量相同者并列，按名字排序。",
 }
 EN = {
-    "p_title": "{project} development report for {period}",
+    "p_title": "{project} development report - {period}",
     "p_chart": "New, merged and closed per day",
     "p_h_summary": "📊 The period at a glance",
     "p_col_count": "Count",
     "p_col_change": "Change",
-    "p_col_mean": "Mean of previous {n}",
+    "p_col_mean": "Mean of last {n}",
+    "p_history": "The stored history begins on {date}; comparisons, means and new contributors rest only on data since then.",
     "p_h_days": "📅 Day by day",
     "p_col_day": "Day",
     "p_total": "Total",

@@ -64,8 +64,11 @@ REASONS_ZH = (
 )
 
 
-def reason_text(reason: str, lang: str) -> str:
-    """A ranking reason of ``analysis.changes`` in ``lang``."""
+def reason_text(reason: str, lang: str, names: dict[str, str] | None = None) -> str:
+    """A ranking reason of ``analysis.changes`` in ``lang`` (``names``: category → its name
+    in ``lang``)."""
+    if reason.startswith("category ") and names:
+        reason = "category " + names.get(reason[len("category ") :], reason[len("category ") :])
     if lang == "en":
         return re.sub(r"^1 (reviewer|approval)s\b", r"1 \1", reason)
     for pattern, replacement in REASONS_ZH:
@@ -148,6 +151,7 @@ def write_period_report(analysis: PeriodAnalysis, lang: str, *, now: datetime) -
     window, zone = analysis.window, analysis.window.zone
     kind, label = period_label(analysis)
     items = analysis.items
+    names = {t.rule.name: t.rule.display(lang) for t in analysis.topics}
     return PeriodReport(
         kind=kind,
         period=label,
@@ -177,7 +181,7 @@ def write_period_report(analysis: PeriodAnalysis, lang: str, *, now: datetime) -
             PeriodChange(
                 item=item_link(c.item),
                 about=first_sentence(c.item.body, c.item.title) or c.item.title,
-                reasons=[reason_text(r, lang) for r in c.reasons],
+                reasons=[reason_text(r, lang, names) for r in c.reasons],
                 figures=c.figures,
             )
             for c in analysis.key_changes
