@@ -162,3 +162,25 @@ def test_strong_categories_agree_with_match_rule(history):
     slow = {i.number: [r.name for r in rules if match_rule(i, r, text="")] for i in items}
     assert _strong_categories(items, rules) == slow
     assert sum(map(len, slow.values())) > 100
+
+
+def test_month_report_from_the_cli_in_chinese(history, tmp_path, capsys):
+    _, _, db = history
+    out = tmp_path / "out"
+    args = ["--db", str(db), "report", REPO, "--month", "2026-02", "--no-sync", "--lang", "zh"]
+    assert main([*args, "--tz", "Asia/Shanghai", "--out", str(out), "--writer", "llm"]) == 0
+    captured = capsys.readouterr()
+    assert "period reports are written offline" in captured.err
+    markdown = Path(captured.out.split()[0]).read_text("utf-8")
+    assert markdown.startswith("# vLLM 开发动态报告 - 2026-02\n")
+
+
+@pytest.mark.parametrize(
+    ("option", "message"), [("--week", "bad --week '2026-W99'"), ("--month", "bad --month")]
+)
+def test_bad_period_is_a_one_line_error(history, capsys, option, message):
+    _, _, db = history
+    value = "2026-W99" if option == "--week" else "2026-3"
+    assert main(["--db", str(db), "report", REPO, option, value, "--no-sync"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]

@@ -195,3 +195,17 @@ def test_period_days_tile_the_window():
 def test_bad_period_options_say_how_to_fix(kwargs, message):
     with pytest.raises(ConfigError, match=message):
         build_window(now=NOW, **kwargs)
+
+
+def test_completed_period_is_the_last_one_that_ended():
+    from devdigest.window import completed_period, period_name
+
+    monday_morning = datetime(2026, 3, 16, 1, 0, tzinfo=UTC)  # 09:00 Monday in Shanghai
+    assert period_name(completed_period("week", monday_morning, "Asia/Shanghai")) == "2026-W11"
+    assert period_name(completed_period("week", monday_morning, "America/New_York")) == "2026-W10"
+    assert period_name(completed_period("month", monday_morning, "UTC")) == "2026-02"
+    assert (
+        period_name(completed_period("month", datetime(2026, 1, 1, tzinfo=UTC), "UTC")) == "2025-12"
+    )
+    with pytest.raises(ConfigError, match="use week or month"):
+        completed_period("year", monday_morning, "UTC")

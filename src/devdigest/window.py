@@ -199,13 +199,24 @@ def previous_period(window: Window) -> Window:
     (in local days when the window is made of whole local days)."""
     days = _local_days(window)
     if days is not None and (name := period_name(window)) and "-W" not in name:
-        first = days[0]
-        before = date(first.year - (first.month == 1), (first.month - 2) % 12 + 1, 1)
-        return days_window(before, first, window.tz)
+        return completed_period("month", window.start, window.tz)
     if days is not None:
         first, stop = days
         return days_window(first - (stop - first), first, window.tz)
     return Window(window.start - window.duration, window.start, window.tz)
+
+
+def completed_period(kind: str, now: datetime, tz: str) -> Window:
+    """The last ``week`` (ISO) or ``month`` in ``tz`` that ended at or before ``now``."""
+    today = now.astimezone(resolve_tz(tz)).date()
+    if kind == "week":
+        monday = today - timedelta(days=today.isoweekday() - 1)
+        return days_window(monday - timedelta(days=7), monday, tz)
+    if kind == "month":
+        first = today.replace(day=1)
+        before = date(first.year - (first.month == 1), (first.month - 2) % 12 + 1, 1)
+        return days_window(before, first, tz)
+    raise ConfigError(f"unknown period {kind!r}: use week or month")
 
 
 def period_days(window: Window) -> list[Window]:

@@ -75,6 +75,10 @@ def report_cmd(
         project.tz, on_date, since, until, last, tz, current_time(), week, month
     )
     if window.is_period:
+        if writer == "llm":
+            click.echo(
+                "note: period reports are written offline; --writer llm is ignored", err=True
+            )
         return _period_report(config, project.repo, window, languages(lang), out, no_sync)
     with open_store(config.db) as store:
         with sync_progress() as progress:
