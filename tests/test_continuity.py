@@ -119,3 +119,28 @@ def test_returning_after_a_quiet_spell_and_first_seen(tmp_path):
     assert ("returning", 2) in kinds and ("first_seen", 30) in kinds
     returning = next(m for m in found if m.kind == "returning")
     assert returning.facts["quiet_days"] == 30 and returning.facts["comments"] == 1
+
+
+def test_period_analysis_on_a_hand_made_week(tmp_path):
+    from devdigest.analysis.period import compute_period_analysis
+    from devdigest.config import load_config
+
+    week = day_window(hours=7 * DAY)
+    old_issue = make_item(
+        3, created_at=at(-100 * DAY), state="closed", closed_at=at(30), updated_at=at(30)
+    )
+    bug = make_item(9, title="[Bug]: hang on start", labels=["bug"], created_at=at(-20 * DAY))
+    prs = [make_pr(n, author=a, created_at=at(n)) for n, a in ((40, "ann"), (41, "bob"))]
+    prs.append(make_pr(42, author="cyd", created_at=at(5), author_type="Bot"))
+    talk = [c for day in (0, -2, -4) for c in busy_day(40, day)]  # days 1, 3 and 5 of the week
+    talk = [make_comment(c.number, c.author, c.created_at, kind="review") for c in talk]
+    talk.append(make_comment(9, "carol", at(50)))
+    store = fill_store(open_store(str(tmp_path / "w.sqlite3")), [old_issue, bug, *prs], talk)
+    config = load_config(env={})
+    analysis = compute_period_analysis(store, config.model_copy(), REPO, week)
+    store.close()
+    assert [m.number for m in analysis.long_standing] == [3]
+    assert [(m.number, m.facts["days"]) for m in analysis.stale] == [(9, 27)]
+    assert [(i.number, len(days)) for i, days in analysis.hot_threads] == [(40, 3)]
+    assert analysis.authors == [(1, ["ann", "bob"])]  # tied, not ranked; the bot left out
+    assert sum(c.new_prs for _, c in analysis.days) == analysis.counts.new_prs == 3
