@@ -7,6 +7,7 @@ and contributors are ranked over the whole period, never assembled from daily re
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
@@ -80,19 +81,20 @@ def bucket_days(
 ) -> list[tuple[date, Counts]]:
     """The five counts per day, from the timestamp that put each item in its list."""
     stamp = {
-        "new_issues": lambda i: i.created_at,
-        "closed_issues": lambda i: i.closed_at,
-        "new_prs": lambda i: i.created_at,
-        "merged_prs": lambda i: i.merged_at,
-        "closed_unmerged_prs": lambda i: i.closed_at,
+        "new_issues": "created_at",
+        "closed_issues": "closed_at",
+        "new_prs": "created_at",
+        "merged_prs": "merged_at",
+        "closed_unmerged_prs": "closed_at",
     }
-    rows = []
-    for day in days:
-        counts = {
-            key: sum(day.contains(stamp[key](i)) for i in appendix[key]) for key in COUNT_KEYS
-        }
-        rows.append((day.local_date, Counts(**counts)))
-    return rows
+    starts = [day.start for day in days]
+    counts = [dict.fromkeys(COUNT_KEYS, 0) for _ in days]
+    for key in COUNT_KEYS:
+        for item in appendix[key]:
+            k = bisect_right(starts, getattr(item, stamp[key])) - 1  # days are in order
+            if k >= 0 and days[k].contains(getattr(item, stamp[key])):
+                counts[k][key] += 1
+    return [(day.local_date, Counts(**c)) for day, c in zip(days, counts, strict=True)]
 
 
 def compare(store: Store, repo: str, window: Window, earliest: datetime | None):
