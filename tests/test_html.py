@@ -103,7 +103,15 @@ def test_sections_get_stable_ids_in_report_order():
         expected_titles += [strings["h_focus"].format(name=f.name) for f in report.focus_areas]
         expected_titles += [
             strings[f"h_{k}"]
-            for k in ("discussions", "topics", "changes", "activity", "watch", "appendix")
+            for k in (
+                "discussions",
+                "topics",
+                "changes",
+                "activity",
+                "watch",
+                "continuity",
+                "appendix",
+            )
         ]
         expected_titles.append(strings["h_provenance"])
         assert [h[2].strip() for h in page.headings] == expected_titles

@@ -12,10 +12,10 @@ from devdigest import models
 DOC = Path(__file__).parent.parent / "docs" / "report-schema.md"
 
 
-def documented() -> dict[str, set[str]]:
+def documented(doc: Path = DOC) -> dict[str, set[str]]:
     sections: dict[str, set[str]] = {}
     current = None
-    for line in DOC.read_text("utf-8").splitlines():
+    for line in doc.read_text("utf-8").splitlines():
         heading = re.match(r"^### (\w+)$", line)
         if heading:
             current = sections.setdefault(heading.group(1), set())

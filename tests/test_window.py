@@ -147,3 +147,65 @@ def test_impossible_windows_are_config_errors(kwargs: dict, message: str) -> Non
 def test_naive_bounds_are_refused() -> None:
     with pytest.raises(ConfigError, match="time zone"):
         Window(datetime(2026, 3, 12), datetime(2026, 3, 13))
+
+
+def test_iso_week_and_month_in_the_project_time_zone():
+    from devdigest.window import month_window, period_name, previous_period, week_window
+
+    week = week_window("2026-W11", "Asia/Shanghai")
+    assert week.label == "2026-03-09 00:00 (UTC+8) ~ 2026-03-16 00:00 (UTC+8)"
+    assert period_name(week) == "2026-W11" and week.is_period
+    assert period_name(previous_period(week)) == "2026-W10"
+    month = month_window("2026-03", "America/New_York")  # DST starts on 2026-03-08
+    assert month.duration == timedelta(days=31, hours=-1)
+    assert period_name(month) == "2026-03"
+    assert period_name(previous_period(month)) == "2026-02"
+    january = previous_period(month_window("2026-01", "UTC"))
+    assert period_name(january) == "2025-12"
+    assert not build_window(now=NOW, on_date="2026-03-12").is_period
+
+
+def test_period_days_tile_the_window():
+    from itertools import pairwise
+
+    from devdigest.window import month_window, period_days
+
+    for window in (
+        month_window("2026-03", "America/New_York"),
+        build_window(
+            now=NOW, since="2026-03-01T05:00", until="2026-03-04T07:30", tz="Asia/Shanghai"
+        ),
+    ):
+        days = period_days(window)
+        assert days[0].start == window.start and days[-1].end == window.end
+        assert all(a.end == b.start for a, b in pairwise(days))
+    assert len(period_days(month_window("2026-02", "UTC"))) == 28
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"week": "2026-W60"}, "bad --week"),
+        ({"week": "2026-11"}, "bad --week"),
+        ({"month": "2026-13"}, "bad --month"),
+        ({"month": "2026-03", "on_date": "2026-03-01"}, "choose one"),
+        ({"week": "2026-W11", "month": "2026-03"}, "choose one"),
+    ],
+)
+def test_bad_period_options_say_how_to_fix(kwargs, message):
+    with pytest.raises(ConfigError, match=message):
+        build_window(now=NOW, **kwargs)
+
+
+def test_completed_period_is_the_last_one_that_ended():
+    from devdigest.window import completed_period, period_name
+
+    monday_morning = datetime(2026, 3, 16, 1, 0, tzinfo=UTC)  # 09:00 Monday in Shanghai
+    assert period_name(completed_period("week", monday_morning, "Asia/Shanghai")) == "2026-W11"
+    assert period_name(completed_period("week", monday_morning, "America/New_York")) == "2026-W10"
+    assert period_name(completed_period("month", monday_morning, "UTC")) == "2026-02"
+    assert (
+        period_name(completed_period("month", datetime(2026, 1, 1, tzinfo=UTC), "UTC")) == "2025-12"
+    )
+    with pytest.raises(ConfigError, match="use week or month"):
+        completed_period("year", monday_morning, "UTC")

@@ -256,5 +256,7 @@ class DailyReport(BaseModel):
     activity: ActivityFigures = Field(default_factory=ActivityFigures)
     activity_notes: list[Statement] = Field(default_factory=list)
     watch: list[WatchItem] = Field(default_factory=list)
+    continuity: list[Statement] = Field(default_factory=list)  # markers across days
+    history_from: str | None = None  # YYYY-MM-DD: where the stored history begins
     appendix: Appendix = Field(default_factory=Appendix)
     provenance: Provenance

@@ -24,6 +24,7 @@ from devdigest.github.normalize import (
     normalize_review_comment,
 )
 from devdigest.models import DailyReport, SyncStats
+from devdigest.period_models import PeriodReport
 from devdigest.render.markdown import render_json, render_markdown
 from devdigest.sample.model import Dataset
 from devdigest.store import Store
@@ -152,6 +153,78 @@ def generate_reports(
         store.save_report(report)
         reports.append(report)
     return ReportRun(reports, analysis, stats, [note] if note else [])
+
+
+@dataclass
+class PeriodRun:
+    """What one ``generate_period_reports`` call produced."""
+
+    reports: list[PeriodReport]
+    sync: SyncStats | None = None
+
+
+def generate_period_reports(
+    config: Config,
+    store: Store,
+    repo: str,
+    window: Window,
+    langs: list[str],
+    *,
+    no_sync: bool = False,
+    now: datetime | None = None,
+    progress: Progress | None = None,
+) -> PeriodRun:
+    """The period report (week, month, any window longer than a day) of ``repo`` over
+    ``window``: sync (unless ``no_sync``), analyse once, write one report per language.
+
+    Period reports are written offline: their numbers and rankings come from the store.
+    """
+    from devdigest.analysis.period import compute_period_analysis
+    from devdigest.writers.period import write_period_report
+
+    stats = sync_for(config, store, repo, window, no_sync=no_sync, progress=progress)
+    started = time.perf_counter()
+    analysis = compute_period_analysis(store, config, repo, window)
+    spent = time.perf_counter() - started
+    clock = now or datetime.now(UTC)
+    reports = []
+    for lang in langs:
+        report = write_period_report(analysis, lang, now=clock)
+        report.provenance.timings = {"analysis": round(spent, 4)}
+        if stats is not None:
+            report.provenance.github_requests = stats.requests
+            report.provenance.data_fetched_at = stats.finished_at
+        reports.append(report)
+    return PeriodRun(reports=reports, sync=stats)
+
+
+def write_period_files(report: PeriodReport, out: str | Path) -> list[Path]:
+    """``OUT/OWNER/REPO/<period>.<lang>.md``, ``.json`` and the chart ``.svg``."""
+    from devdigest.render.period import (
+        chart_name,
+        period_slug,
+        render_period_chart,
+        render_period_json,
+        render_period_markdown,
+    )
+
+    owner, name = report.repo.split("/", 1)
+    folder = Path(out) / owner / name
+    folder.mkdir(parents=True, exist_ok=True)
+    slug = period_slug(report)
+    files = {
+        f"{slug}.{report.lang}.md": render_period_markdown(report),
+        f"{slug}.{report.lang}.json": render_period_json(report),
+        chart_name(report): render_period_chart(report),
+    }
+    paths = []
+    for filename, text in files.items():
+        path = folder / filename
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+        paths.append(path)
+    return paths
 
 
 def report_stem(config: Config | None, repo: str, window: Window) -> str:

@@ -11,6 +11,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from devdigest.errors import ConfigError
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
+_WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
+_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+DAY = timedelta(days=1)
+LONGEST_DAY = timedelta(hours=25)  # a calendar day across a DST change; longer is a period
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 # A fixed offset as reports print it: UTC+8, UTC-4, UTC+5:30 (also UTC+08:00, GMT+0545).
 _OFFSET = re.compile(r"^(?:UTC|GMT)([+-])(\d{1,2})(?::?(\d{2}))?$", re.IGNORECASE)
@@ -143,6 +147,16 @@ class Window:
     def to_json(self) -> dict[str, str]:
         return {"start": iso_z(self.start), "end": iso_z(self.end), "tz": self.tz}
 
+    @property
+    def is_period(self) -> bool:
+        """Longer than a calendar day: written as a period (weekly, monthly) report."""
+        return self.duration > LONGEST_DAY
+
+    @property
+    def local_end_date(self) -> date:
+        """The calendar date of the last instant of the window in its time zone."""
+        return (self.end - timedelta(microseconds=1)).astimezone(self.zone).date()
+
 
 def duration_label(length: timedelta) -> str:
     """``24h``, ``90m`` or ``5415s``: the shortest exact form."""
@@ -166,6 +180,102 @@ def day_window(day: date, tz: str) -> Window:
     return Window(start, end, tz)
 
 
+def week_window(text: str, tz: str) -> Window:
+    """``2026-W11``: the ISO week (Monday 00:00 to the next Monday) in ``tz``."""
+    match = _WEEK.match(text.strip())
+    try:
+        if not match:
+            raise ValueError(text)
+        monday = date.fromisocalendar(int(match.group(1)), int(match.group(2)), 1)
+    except ValueError as exc:
+        raise ConfigError(f"bad --week {text!r}: use an ISO week such as 2026-W11") from exc
+    return days_window(monday, monday + timedelta(days=7), tz)
+
+
+def month_window(text: str, tz: str) -> Window:
+    """``2026-03``: the calendar month in ``tz``."""
+    match = _MONTH.match(text.strip())
+    try:
+        if not match:
+            raise ValueError(text)
+        first = date(int(match.group(1)), int(match.group(2)), 1)
+    except ValueError as exc:
+        raise ConfigError(f"bad --month {text!r}: use YYYY-MM, e.g. 2026-03") from exc
+    return days_window(first, next_month(first), tz)
+
+
+def next_month(first: date) -> date:
+    return date(first.year + first.month // 12, first.month % 12 + 1, 1)
+
+
+def days_window(first: date, stop: date, tz: str) -> Window:
+    """Local midnight of ``first`` to local midnight of ``stop`` (exclusive) in ``tz``."""
+    zone = resolve_tz(tz)
+    start = datetime.combine(first, time(0), tzinfo=zone)
+    return Window(start, datetime.combine(stop, time(0), tzinfo=zone), tz)
+
+
+def _local_days(window: Window) -> tuple[date, date] | None:
+    """(first, stop) when the window runs from one local midnight to another, else ``None``."""
+    start, end = window.start.astimezone(window.zone), window.end.astimezone(window.zone)
+    if start.timetz().replace(tzinfo=None) != time(0) or end.timetz().replace(tzinfo=None) != time(
+        0
+    ):
+        return None
+    return start.date(), end.date()
+
+
+def period_name(window: Window) -> str | None:
+    """``2026-W11`` for an ISO week, ``2026-03`` for a calendar month, else ``None``."""
+    days = _local_days(window)
+    if days is None:
+        return None
+    first, stop = days
+    if first.isoweekday() == 1 and stop - first == timedelta(days=7):
+        year, week, _ = first.isocalendar()
+        return f"{year}-W{week:02d}"
+    if first.day == 1 and stop == next_month(first):
+        return f"{first:%Y-%m}"
+    return None
+
+
+def previous_period(window: Window) -> Window:
+    """The period just before ``window``: the previous week or month, else the same length
+    (in local days when the window is made of whole local days)."""
+    days = _local_days(window)
+    if days is not None and (name := period_name(window)) and "-W" not in name:
+        return completed_period("month", window.start, window.tz)
+    if days is not None:
+        first, stop = days
+        return days_window(first - (stop - first), first, window.tz)
+    return Window(window.start - window.duration, window.start, window.tz)
+
+
+def completed_period(kind: str, now: datetime, tz: str) -> Window:
+    """The last ``week`` (ISO) or ``month`` in ``tz`` that ended at or before ``now``."""
+    today = now.astimezone(resolve_tz(tz)).date()
+    if kind == "week":
+        monday = today - timedelta(days=today.isoweekday() - 1)
+        return days_window(monday - timedelta(days=7), monday, tz)
+    if kind == "month":
+        first = today.replace(day=1)
+        before = date(first.year - (first.month == 1), (first.month - 2) % 12 + 1, 1)
+        return days_window(before, first, tz)
+    raise ConfigError(f"unknown period {kind!r}: use week or month")
+
+
+def period_days(window: Window) -> list[Window]:
+    """The calendar days of ``window`` in its time zone, clipped to it: they tile the window."""
+    out = []
+    day = window.start.astimezone(window.zone).date()
+    while True:
+        whole = day_window(day, window.tz)
+        if whole.start >= window.end:
+            return out
+        out.append(Window(max(whole.start, window.start), min(whole.end, window.end), window.tz))
+        day += DAY
+
+
 def build_window(
     *,
     now: datetime,
@@ -174,19 +284,27 @@ def build_window(
     since: str | None = None,
     until: str | None = None,
     last: str | None = None,
+    week: str | None = None,
+    month: str | None = None,
     note: Note | None = None,
 ) -> Window:
     """The window described by CLI-style options; exactly one style may be used.
 
-    ``--date D`` (a calendar day in ``tz``), ``--since``/``--until`` (``until`` defaults to
-    now), or ``--last 24h`` (ending now). With none of them: the last 24 hours. Times without
-    an offset are read in ``tz``, and ``note`` is told which zone was assumed.
+    ``--date D`` (a calendar day in ``tz``), ``--week 2026-W11`` (an ISO week in ``tz``),
+    ``--month 2026-03``, ``--since``/``--until`` (``until`` defaults to now), or ``--last 24h``
+    (ending now). With none of them: the last 24 hours. Times without an offset are read in
+    ``tz``, and ``note`` is told which zone was assumed.
     """
     tz = tz or "UTC"
     zone = resolve_tz(tz)
-    styles = [
-        name for name, value in (("--date", on_date), ("--since", since), ("--last", last)) if value
-    ]
+    given = (
+        ("--date", on_date),
+        ("--week", week),
+        ("--month", month),
+        ("--since", since),
+        ("--last", last),
+    )
+    styles = [name for name, value in given if value]
     if len(styles) > 1:
         raise ConfigError(f"choose one of {', '.join(styles)} to describe the window")
     if until and not since:
@@ -197,6 +315,10 @@ def build_window(
         except ValueError as exc:
             raise ConfigError(f"bad --date {on_date!r}: use YYYY-MM-DD") from exc
         return day_window(day, tz)
+    if week:
+        return week_window(week, tz)
+    if month:
+        return month_window(month, tz)
     if since:
         notes: list[str] = []  # said only once the window is known to be valid
         start = parse_instant(since, zone, option="--since", note=notes.append)

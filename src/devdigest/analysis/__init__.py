@@ -15,6 +15,7 @@ from devdigest.analysis.changes import compute_changes
 from devdigest.analysis.classify import compute_categories, compute_focus
 from devdigest.analysis.discussions import compute_threads, linked_numbers
 from devdigest.analysis.facts import ItemFacts, compute_facts
+from devdigest.analysis.memory import compute_markers
 from devdigest.analysis.stats import (
     appendix_items,
     compute_appendix,
@@ -190,4 +191,9 @@ def compute_window_analysis(
     """The analysis of ``repo`` over ``window``: the one entry point for the writers."""
     project = config.project(repo)
     data = read_window(store, repo, window, now, project.focus)
-    return analyze_window(data, project, config.categories_for(project), window)
+    analysis = analyze_window(data, project, config.categories_for(project), window)
+    analysis.markers = compute_markers(
+        store, repo, window, data.items, analysis.appendix, data.earliest, data.seen_before
+    )
+    analysis.history_from = data.earliest
+    return analysis

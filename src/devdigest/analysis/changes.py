@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
-from devdigest.analysis.classify import match_rule
+from devdigest.analysis.classify import match_rule, searchable_text
 from devdigest.analysis.discussions import DECISIVE_REVIEWS, is_light_review, linked_numbers
 from devdigest.analysis.facts import ItemFacts, compute_item_facts
 from devdigest.analysis.types import ChangeCandidate
@@ -49,13 +49,16 @@ HOUSEKEEPING_PENALTY = -2.5
 FOCUS_BONUS = 1.5
 BOT_PENALTY = -3.0
 NEARLY_MERGED_PENALTY = -1.0
+# the most the item's body and categories can add: an upper bound for rankings that score
+# many PRs without their bodies first (period reports)
 
 
 def rule_categories(item: ItemRecord, rules: list[Rule]) -> tuple[list[str], list[str]]:
     """(categories from labels, title tags or authors; categories from keywords only)."""
     strong, weak = [], []
+    text = searchable_text(item)  # once, not once per rule
     for rule in rules:
-        reasons = match_rule(item, rule)
+        reasons = match_rule(item, rule, text)
         if any(not r.startswith("keyword ") for r in reasons):
             strong.append(rule.name)
         elif reasons:

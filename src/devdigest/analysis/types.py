@@ -7,6 +7,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from devdigest.config import Project, Rule
+
+if TYPE_CHECKING:
+    from devdigest.analysis.continuity import Marker
 from devdigest.models import ActivityFigures, CommentRecord, Counts, ItemRecord
 from devdigest.window import Window
 
@@ -103,3 +106,5 @@ class WindowAnalysis:
     github_requests: int = 0
     facts: dict[int, ItemFacts] = field(default_factory=dict)  # per window item, by number
     storylines: list[Storyline] = field(default_factory=list)  # ranked
+    markers: list[Marker] = field(default_factory=list)  # continuity markers (memory across days)
+    history_from: datetime | None = None  # where the stored history begins

@@ -12,9 +12,11 @@ from devdigest.window import Window, build_window
 
 
 def window_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """``--date/--since/--until/--last/--tz``: the window of a command."""
+    """``--date/--week/--month/--since/--until/--last/--tz``: the window of a command."""
     options = [
         click.option("--date", "on_date", metavar="YYYY-MM-DD", help="A calendar day in --tz."),
+        click.option("--week", metavar="YYYY-Www", help="An ISO week in --tz, e.g. 2026-W11."),
+        click.option("--month", metavar="YYYY-MM", help="A calendar month in --tz, e.g. 2026-03."),
         click.option(
             "--since", metavar="ISO", help="Window start (ISO 8601; without an offset: in --tz)."
         ),
@@ -49,8 +51,12 @@ def window_from_options(
     last: str | None,
     tz: str | None,
     now: datetime | None = None,
+    week: str | None = None,
+    month: str | None = None,
 ) -> Window:
     return build_window(
+        week=week,
+        month=month,
         now=now or datetime.now(UTC),
         tz=tz or default_tz,
         on_date=on_date,

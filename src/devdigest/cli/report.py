@@ -20,11 +20,13 @@ from devdigest.cli.sync import (
 from devdigest.github.sync import reference_time
 from devdigest.report import (
     DEMO_TZ,
+    generate_period_reports,
     generate_reports,
     languages,
     sample_window,
     upsert_sample,
     write_files,
+    write_period_files,
 )
 from devdigest.store import open_store
 from devdigest.writers import WRITERS
@@ -53,6 +55,8 @@ def report_cmd(
     app,
     repo: str,
     on_date: str | None,
+    week: str | None,
+    month: str | None,
     since: str | None,
     until: str | None,
     last: str | None,
@@ -64,11 +68,23 @@ def report_cmd(
     no_wait: bool,
     graphql: bool | None,
 ) -> None:
-    """Write the daily report of OWNER/REPO as Markdown and JSON."""
+    """Write the daily report of OWNER/REPO as Markdown and JSON.
+
+    A window longer than a day (--week, --month, a long --since/--until) gets the period
+    report: counts per day with a chart, comparisons, topics and contributors, written offline.
+    """
     config = with_graphql(app.config, graphql)
     project = config.project(repo)
     now = reference_time(config, offline=no_sync)
-    window = window_from_options(project.tz, on_date, since, until, last, tz, now=now)
+    window = window_from_options(
+        project.tz, on_date, since, until, last, tz, now=now, week=week, month=month
+    )
+    if window.is_period:
+        if writer == "llm":
+            click.echo(
+                "note: period reports are written offline; --writer llm is ignored", err=True
+            )
+        return _period_report(config, project.repo, window, languages(lang), out, no_sync)
     with open_store(config.db) as store:
         with sync_progress() as progress:
             run = generate_reports(
@@ -91,6 +107,20 @@ def report_cmd(
         for report in run.reports:
             for path in write_files(report, out or config.out, config):
                 click.echo(str(path))
+
+
+def _period_report(config, repo: str, window, langs: list[str], out, no_sync: bool) -> None:
+    with open_store(config.db) as store, sync_progress() as progress:
+        run = generate_period_reports(
+            config, store, repo, window, langs, no_sync=no_sync, progress=progress
+        )
+    if run.sync is not None:
+        anonymous_note(config)
+        echo_notes(run.sync)
+        click.echo(summary_line(repo, run.sync), err=True)
+    for report in run.reports:
+        for path in write_period_files(report, out or config.out):
+            click.echo(str(path))
 
 
 @click.command("demo")

@@ -161,6 +161,8 @@ def stats_command(
     app: AppContext,
     repo: str,
     on_date: str | None,
+    week: str | None,
+    month: str | None,
     since: str | None,
     until: str | None,
     last: str | None,
@@ -174,7 +176,9 @@ def stats_command(
     config = with_graphql(app.config, graphql)
     project = config.project(repo)
     now = gh.reference_time(config, offline=no_sync)
-    window = window_from_options(project.tz, on_date, since, until, last, tz, now=now)
+    window = window_from_options(
+        project.tz, on_date, since, until, last, tz, now=now, week=week, month=month
+    )
     with open_store(config.db) as store:
         if not no_sync:
             anonymous_note(config)

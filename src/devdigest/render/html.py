@@ -35,6 +35,7 @@ SECTION_ORDER = (
     "changes",
     "activity",
     "watch",
+    "continuity",
     "appendix",
     "provenance",
 )

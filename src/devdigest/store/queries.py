@@ -175,12 +175,7 @@ class Store(SyncBookkeeping):
         an item without stored events falls back to its current ``state`` and ``closed_at``.
         """
         i = t.items.c
-        in_window = lambda col: sa.and_(col >= start, col < end)  # noqa: E731
-        where = {
-            "new_issues": sa.and_(~i.is_pr, in_window(i.created_at)),
-            "new_prs": sa.and_(i.is_pr, in_window(i.created_at)),
-            "merged_prs": sa.and_(i.is_pr, in_window(i.merged_at)),
-        }
+        where = count_conditions(start, end)
         repo_id = self.repo_id(repo, create=False)
         result: dict[str, list[ItemRecord]] = {}
         with self.engine.connect() as c:
@@ -189,12 +184,20 @@ class Store(SyncBookkeeping):
                     sa.select(t.items).where(i.repo_id == repo_id, cond).order_by(i.number)
                 )
                 result[key] = [_item(r) for r in rows.mappings()]
-            closed = _closed_in(c, repo_id, start, end)
-        result["closed_issues"] = [it for it in closed if not it.is_pr]
-        result["closed_unmerged_prs"] = [
-            it for it in closed if it.is_pr and (it.merged_at is None or it.merged_at >= end)
-        ]
+        result |= self.closed_in(repo, start, end)
         return {key: result[key] for key in COUNT_KEYS}
+
+    def closed_in(self, repo: str, start: datetime, end: datetime) -> dict[str, list[ItemRecord]]:
+        """``closed_issues`` and ``closed_unmerged_prs`` of ``[start, end)``, as a run at ``end``
+        would have counted them (see ``window_items``)."""
+        with self.engine.connect() as c:
+            closed = _closed_in(c, self.repo_id(repo, create=False), start, end)
+        return {
+            "closed_issues": [it for it in closed if not it.is_pr],
+            "closed_unmerged_prs": [
+                it for it in closed if it.is_pr and (it.merged_at is None or it.merged_at >= end)
+            ],
+        }
 
     def items_updated(
         self, repo: str, start: datetime, end: datetime | None = None
@@ -381,6 +384,18 @@ class Store(SyncBookkeeping):
         with self.transaction() as c:
             stmt = self._insert(t.llm_cache).values(key=key, **values)
             c.execute(stmt.on_conflict_do_update(index_elements=["key"], set_=values))
+
+
+def count_conditions(start: datetime, end: datetime) -> dict[str, sa.ColumnElement[bool]]:
+    """The SQL condition behind the three counts read straight off an item (DESIGN §4); the two
+    closing counts need the state history (``Store.closed_in``)."""
+    i = t.items.c
+    in_window = lambda col: sa.and_(col >= start, col < end)  # noqa: E731
+    return {
+        "new_issues": sa.and_(~i.is_pr, in_window(i.created_at)),
+        "new_prs": sa.and_(i.is_pr, in_window(i.created_at)),
+        "merged_prs": sa.and_(i.is_pr, in_window(i.merged_at)),
+    }
 
 
 def _chunks(values: list, size: int) -> Iterator[list]:

@@ -20,6 +20,7 @@ from devdigest.models import (
     WindowInfo,
 )
 from devdigest.writers.common import Context, item_link, short_title
+from devdigest.writers.continuity import history_from, write_markers
 from devdigest.writers.extract import first_sentence
 from devdigest.writers.fact_phrases import symptom_name
 from devdigest.writers.phrases import PHRASES, join_list, phrase
@@ -54,6 +55,8 @@ def write_offline(analysis: WindowAnalysis, lang: str, *, now: datetime) -> Dail
         activity=analysis.activity,
         activity_notes=write_activity_notes(ctx),
         watch=write_watch(ctx),
+        continuity=write_markers(analysis.markers, lang),
+        history_from=history_from(analysis),
         appendix=write_appendix(analysis),
         provenance=Provenance(
             writer="offline",
