@@ -13,7 +13,7 @@ from datetime import datetime
 from devdigest.analysis.activity import compute_activity, history_suffices
 from devdigest.analysis.changes import compute_changes
 from devdigest.analysis.classify import compute_categories, compute_focus
-from devdigest.analysis.discussions import compute_threads, linked_numbers
+from devdigest.analysis.discussions import compute_busiest, compute_threads, linked_numbers
 from devdigest.analysis.stats import (
     appendix_items,
     compute_appendix,
@@ -130,6 +130,7 @@ def analyze_window(
     attach_discussion(data.watch, data.history)
     appendix = compute_appendix(data.appendix)
     mentioned = items | data.linked
+    threads = compute_threads(items, data.comments, window, limit=DISCUSSIONS, repo=project.repo)
     return WindowAnalysis(
         repo=project.repo,
         project=project,
@@ -140,9 +141,8 @@ def analyze_window(
         categories={n: labels.get(n, []) for n in sorted(mentioned)},
         topics=topics,
         focus=compute_focus(window_items, project.focus, activity),
-        discussions=compute_threads(
-            items, data.comments, window, limit=DISCUSSIONS, repo=project.repo
-        ),
+        discussions=threads,
+        busiest=[] if threads else compute_busiest(items, data.comments, window),
         key_changes=compute_changes(
             window_items, data.history, categories, window, limit=KEY_CHANGES, repo=project.repo
         ),

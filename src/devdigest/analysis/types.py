@@ -72,6 +72,7 @@ class WatchCandidate:
     window_comments: int = 0  # in-window human comments and reviews
     participants: int = 0  # distinct humans who wrote in the window
     reactions: int = 0
+    comments_complete: bool = False  # the store holds every comment GitHub counts on it
 
 
 @dataclass
@@ -92,3 +93,4 @@ class WindowAnalysis:
     history_days: int  # how many previous days of stored data the trends compare with
     data_fetched_at: datetime | None = None
     github_requests: int = 0
+    busiest: list[Thread] = field(default_factory=list)  # most-commented threads, if none is hot

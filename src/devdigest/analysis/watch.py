@@ -13,7 +13,11 @@ import re
 from collections.abc import Iterable, Mapping
 
 from devdigest.analysis.classify import prose, title_tags
-from devdigest.analysis.discussions import human_in_window, thread_participants
+from devdigest.analysis.discussions import (
+    comments_complete,
+    human_in_window,
+    thread_participants,
+)
 from devdigest.analysis.types import WatchCandidate
 from devdigest.models import CommentRecord, ItemRecord
 from devdigest.window import Window
@@ -141,3 +145,4 @@ def attach_discussion(
     for candidate in candidates:
         rows = comments.get(candidate.item.number, [])
         candidate.comments = [c for c in rows if not c.is_bot]
+        candidate.comments_complete = comments_complete(candidate.item, rows)

@@ -10,11 +10,13 @@ from devdigest.analysis.watch import SEVERITY
 from devdigest.models import (
     CommentRecord,
     HotDiscussion,
+    Statement,
     ItemRecord,
     KeyChange,
     Viewpoint,
     WatchItem,
 )
+from devdigest.writers.describe import stated_facts
 from devdigest.writers.common import Context, is_maintainer, item_link, short_title
 from devdigest.writers.extract import (
     best_sentences,
@@ -40,6 +42,19 @@ _DECISIVE = ("APPROVED", "CHANGES_REQUESTED", "DISMISSED")
 
 def write_discussions(ctx: Context) -> list[HotDiscussion]:
     return [_discussion(ctx, t) for t in ctx.analysis.discussions[:MAX_DISCUSSIONS]]
+
+
+def write_discussion_notes(ctx: Context) -> list[Statement]:
+    """When no thread qualifies: one line saying so, naming the most-commented threads."""
+    busiest = ctx.analysis.busiest
+    if ctx.analysis.discussions or not busiest:
+        return []
+    named = [
+        phrase(ctx.lang, "busy_thread", number=t.item.number, comments=len(t.comments))
+        for t in busiest
+    ]
+    text = phrase(ctx.lang, "no_hot_discussion", threads=join_list(ctx.lang, named))
+    return [ctx.statement(text, [t.item.number for t in busiest])]
 
 
 def _discussion(ctx: Context, thread: Thread) -> HotDiscussion:
@@ -71,12 +86,19 @@ def item_kind(ctx: Context, item: ItemRecord) -> str:
 
 
 def core_question(ctx: Context, item: ItemRecord) -> str:
+    """The thread's question, with what the body states (zh: in Chinese, quoting only when
+    nothing else can be read)."""
+    lang = ctx.lang
     sentence = first_sentence(item.body, item.title)
-    detail = (
-        phrase(ctx.lang, "core_sentence", text=sentence)
-        if sentence
-        else phrase(ctx.lang, "core_no_body")
-    )
+    facts = stated_facts(ctx, item) if lang == "zh" else []
+    if not item.body.strip():
+        detail = phrase(lang, "core_no_body")
+    elif facts:
+        detail = phrase(lang, "core_facts", facts=phrase(lang, "desc_join").join(facts))
+    elif sentence:
+        detail = phrase(lang, "core_sentence", text=sentence)
+    else:
+        detail = ""
     key = {"pr": "core_pr", "bug": "core_bug", "proposal": "core_proposal"}.get(
         item_kind(ctx, item), "core_question"
     )
@@ -169,13 +191,7 @@ def contention(ctx: Context, thread: Thread) -> str:
     concern = _marked_sentence(others, has_disagreement)
     if concern:
         return phrase(lang, "contention_concern", who=concern[0], text=concern[1])
-    question = _open_question(thread, others)
-    if question:
-        return phrase(lang, "contention_open_question", who=question[0], text=question[1])
-    mode = {"pr": "mode_review", "bug": "mode_debug", "proposal": "mode_proposal"}.get(
-        item_kind(ctx, thread.item), "mode_qa"
-    )
-    return phrase(lang, "contention_none", mode=phrase(lang, mode))
+    return ""  # no disagreement found in the text: nothing to report
 
 
 def _marked_sentence(comments: list[CommentRecord], test) -> tuple[str, str] | None:
@@ -185,18 +201,6 @@ def _marked_sentence(comments: list[CommentRecord], test) -> tuple[str, str] | N
             if test(sentence) and (best is None or len(sentence) > best[0]):
                 best = (len(sentence), comment.author, sentence)
     return (best[1], trim(best[2])) if best else None
-
-
-def _open_question(thread: Thread, others: list[CommentRecord]) -> tuple[str, str] | None:
-    """The last question from someone else that the author has not answered since."""
-    author_times = [c.created_at for c in thread.comments if c.author == thread.item.author]
-    for comment in reversed(others):
-        if author_times and max(author_times) > comment.created_at:
-            return None
-        questions = [s for s in sentences_of(comment.body) if s.endswith("?") and len(s) > 15]
-        if questions:
-            return comment.author, trim(questions[-1])
-    return None
 
 
 def status(ctx: Context, thread: Thread) -> str:
@@ -314,7 +318,7 @@ def why(ctx: Context, watch: WatchCandidate, severity: list[str]) -> str:
     answered = any(
         is_maintainer(c.author_association) and c.author != item.author for c in watch.comments
     )
-    if item.state != "closed" and not answered:
+    if item.state != "closed" and watch.comments_complete and not answered:
         parts.append(phrase(lang, "watch_no_reply"))
     text = phrase(lang, "watch_join").join(parts) + phrase(lang, "watch_end")
     return text[0].upper() + text[1:]
