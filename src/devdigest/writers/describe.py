@@ -17,7 +17,10 @@ from devdigest.writers.extract import sections
 from devdigest.writers.phrases import join_list, phrase, signal_name
 
 _ERROR = re.compile(r"\b([A-Z][A-Za-z]*(?:Error|Exception))\b|\b(CUDA error|HIP error)\b")
-_SEVERITY = {name: re.compile(rf"(?<![\w-])(?:{p})(?![\w-])", re.I) for name, (_, p) in SEVERITY.items()}
+_SEVERITY = {
+    name: re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])", re.I)
+    for name, (_, pattern) in SEVERITY.items()
+}
 MAX_NAMES = 3
 
 

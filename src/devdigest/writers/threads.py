@@ -10,14 +10,14 @@ from devdigest.analysis.watch import SEVERITY
 from devdigest.models import (
     CommentRecord,
     HotDiscussion,
-    Statement,
     ItemRecord,
     KeyChange,
+    Statement,
     Viewpoint,
     WatchItem,
 )
-from devdigest.writers.describe import stated_facts
 from devdigest.writers.common import Context, is_maintainer, item_link, short_title
+from devdigest.writers.describe import stated_facts
 from devdigest.writers.extract import (
     best_sentences,
     first_sentence,
