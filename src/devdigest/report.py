@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from devdigest.analysis import compute_window_analysis
+from devdigest.analysis.trends import history_start
 from devdigest.analysis.types import WindowAnalysis
 from devdigest.config import Config, Project
 from devdigest.errors import ConfigError
@@ -67,17 +68,27 @@ def sync_for(
     *,
     no_sync: bool,
     progress: Progress | None = None,
+    history: bool = True,
 ) -> SyncStats | None:
-    """Bring the store up to date for ``window`` (nothing with ``no_sync``)."""
+    """Bring the store up to date for ``window`` (nothing with ``no_sync``), and unless
+    ``history`` is off, list the items of the days before it that trends compare with."""
     if no_sync:
         if store.repo_id(repo, create=False) < 0:
             raise ConfigError(
                 f"no stored data for {repo}: run `devdigest sync {repo}` or drop --no-sync"
             )
         return None
-    from devdigest.github.sync import ensure_synced
+    from devdigest.github.sync import ensure_history, ensure_synced
 
-    return ensure_synced(config, store, repo, window.start, no_sync=False, progress=progress)
+    stats = ensure_synced(config, store, repo, window.start, no_sync=False, progress=progress)
+    if history:
+        since = history_start(window)
+        more = ensure_history(config, store, repo, since, progress=progress)
+        if stats is not None and more is not None:
+            stats.requests += more.requests
+            stats.items += more.items
+            stats.finished_at = more.finished_at
+    return stats
 
 
 def generate_reports(
@@ -91,6 +102,7 @@ def generate_reports(
     no_sync: bool = False,
     now: datetime | None = None,
     progress: Progress | None = None,
+    history: bool = True,
 ) -> ReportRun:
     """Sync (unless ``no_sync``), analyse once, write one report per language, store them.
 
@@ -102,7 +114,9 @@ def generate_reports(
     check_writer(config, config.project(repo), writer)  # fail before any sync or analysis
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    stats = sync_for(config, store, repo, window, no_sync=no_sync, progress=progress)
+    stats = sync_for(
+        config, store, repo, window, no_sync=no_sync, progress=progress, history=history
+    )
     timings["sync"] = time.perf_counter() - started
     clock = now or datetime.now(UTC)
     started = time.perf_counter()

@@ -47,6 +47,7 @@ class WindowData:
     linked: dict[int, ItemRecord]  # items referenced from window items' bodies
     previous: list[ItemRecord]  # items created in the baseline days before the window
     earliest: datetime | None  # where the stored history begins
+    items_from: datetime | None  # where the stored history of items (not comments) begins
     seen_before: set[str] | None  # new authors with earlier stored activity (None: too little)
     watch: list[WatchCandidate]  # ranked issues worth watching (their histories are read)
     data_fetched_at: datetime | None = None
@@ -88,8 +89,9 @@ def read_window(store: Store, repo: str, window: Window, now: datetime | None = 
         if n <= top and n not in items
     }
     earliest = store.earliest_activity(repo)
+    items_from = store.earliest_activity(repo, listing="issues")
     previous = []
-    if covered_days(window, earliest):
+    if covered_days(window, items_from):
         previous = store.items_created(repo, history_start(window), window.start)
     seen_before = None
     if history_suffices(window, earliest):
@@ -104,6 +106,7 @@ def read_window(store: Store, repo: str, window: Window, now: datetime | None = 
         linked=store.items_by_number(repo, refs),
         previous=previous,
         earliest=earliest,
+        items_from=items_from,
         seen_before=seen_before,
         watch=watch,
         data_fetched_at=last.get("finished_at"),
@@ -125,7 +128,7 @@ def analyze_window(
         labels,
         categories,
         window,
-        data.earliest,
+        data.items_from,
     )
     attach_discussion(data.watch, data.history)
     appendix = compute_appendix(data.appendix)

@@ -51,6 +51,11 @@ DEMO_OUT = "devdigest-demo"
 )
 @click.option("--out", metavar="DIR", help="Output folder [default: config out, 'reports'].")
 @click.option("--no-sync", is_flag=True, help="Use the stored data only (no GitHub requests).")
+@click.option(
+    "--no-history",
+    is_flag=True,
+    help="Sync only the window, not the listings of the 7 days before it that trends compare with.",
+)
 @graphql_option
 @click.pass_obj
 def report_cmd(
@@ -65,6 +70,7 @@ def report_cmd(
     writer: str,
     out: str | None,
     no_sync: bool,
+    no_history: bool,
     graphql: bool | None,
 ) -> None:
     """Write the daily report of OWNER/REPO as Markdown and JSON."""
@@ -82,6 +88,7 @@ def report_cmd(
                 writer=writer,
                 no_sync=no_sync,
                 progress=progress,
+                history=not no_history,
             )
         if run.sync is not None:
             anonymous_note(config)

@@ -46,6 +46,7 @@ from devdigest.store import Store
 from devdigest.window import iso_z
 
 MARGIN = timedelta(minutes=5)
+REVIEWS_FROM = "reviews:floor"  # the oldest ``since`` whose PRs had their reviews read
 FIRST_SYNC = timedelta(days=2)
 PER_PAGE = 100
 
@@ -91,6 +92,7 @@ class _Run:
     mark: datetime  # the watermark a completed listing advances to
     progress: Progress | None
     graphql: bool = False  # reviews in batched GraphQL queries (until GraphQL fails)
+    reviews: bool = True  # False: listings only (the trend history)
 
     @property
     def stats(self) -> SyncStats:
@@ -105,12 +107,15 @@ def sync_repo(
     *,
     progress: Progress | None = None,
     graphql: bool = False,
+    listings: tuple[str, ...] = tuple(LISTINGS),
+    reviews: bool = True,
 ) -> SyncStats:
     """Fetch everything created, updated, closed or merged since ``min(since, watermark)``.
 
     Without ``since`` and without a watermark (first sync), the last two days. Every run is
     recorded in ``sync_runs`` with status ok, failed or interrupted. ``graphql``: batch the
-    reviews in GraphQL queries (REST stays the fallback).
+    reviews in GraphQL queries (REST stays the fallback). ``listings`` and ``reviews=False``
+    narrow a run to some listings without per-PR reviews (the trend history).
     """
     stats = client.stats
     stats.started_at = client.now()
@@ -121,8 +126,8 @@ def sync_repo(
         if graphql and client.token is None:
             graphql = False
             stats.notes.append("GraphQL needs a token: reviews read over REST instead")
-        run = _Run(store, client, repo, repo_id, run_date - MARGIN, progress, graphql)
-        for resource in LISTINGS:
+        run = _Run(store, client, repo, repo_id, run_date - MARGIN, progress, graphql, reviews)
+        for resource in listings:
             start = listing_since(store, run.repo_id, resource, since, run_date)
             _sync_listing(run, resource, start)
         status = "ok"
@@ -194,7 +199,8 @@ def _sync_listing(run: _Run, resource: str, since: datetime) -> None:
     for page in run.client.paginate(f"repos/{run.repo}/{path}", params):
         elements, reached_end = _until(page, since)
         records = [normalize(obj) for obj in elements]
-        reviews, validators = _reviews_for(run, records) if resource == "issues" else ([], [])
+        with_reviews = resource == "issues" and run.reviews
+        reviews, validators = _reviews_for(run, records) if with_reviews else ([], [])
         last = reached_end or page.next_url is None
         with run.store.transaction() as conn:
             if resource == "issues":
@@ -230,6 +236,9 @@ def _complete(run: _Run, conn: Any, resource: str, since: datetime) -> None:
     run.store.set_watermark(conn, run.repo_id, resource, run.mark)
     covered = since if start is None else min(start, since)
     run.store.set_watermark(conn, run.repo_id, f"{resource}:from", covered)
+    if resource == "issues" and run.reviews:
+        floor = run.store.watermark(run.repo_id, REVIEWS_FROM)
+        run.store.set_watermark(conn, run.repo_id, REVIEWS_FROM, min(floor or since, since))
 
 
 # --- reviews -------------------------------------------------------------------------------
@@ -241,11 +250,14 @@ def _reviews_for(
     """Reviews of the page's PRs whose ``updated_at`` is newer than the stored one."""
     prs = [rec for rec in records if rec.is_pr]
     stored = run.store.item_updated_times(run.repo_id, [rec.number for rec in prs])
+    floor = run.store.watermark(run.repo_id, REVIEWS_FROM)  # older PRs came from listings only
     changed = sorted(
         {
             rec.number
             for rec in prs
-            if rec.number not in stored or rec.updated_at > stored[rec.number]
+            if rec.number not in stored
+            or rec.updated_at > stored[rec.number]
+            or (floor is not None and rec.updated_at < floor)
         }
     )
     reviews: list[CommentRecord] = []
@@ -318,6 +330,27 @@ def fetch_reviews(
         if obj.get("submitted_at")
     ]
     return found, validator
+
+
+def ensure_history(
+    config: Config,
+    store: Store,
+    repo: str,
+    since: datetime,
+    *,
+    wait: bool = True,
+    progress: Progress | None = None,
+) -> SyncStats | None:
+    """The issues listing (issues and PRs, no reviews, no comments) back to ``since``, for the
+    trends' baseline; nothing when the store already reaches back that far."""
+    repo_id = store.repo_id(repo, create=False)
+    start = store.watermark(repo_id, "issues:from") if repo_id > 0 else None
+    if start is not None and start <= since:
+        return None
+    with make_client(config, wait=wait) as client:
+        return sync_repo(
+            store, client, repo, since, progress=progress, listings=("issues",), reviews=False
+        )
 
 
 def ensure_synced(

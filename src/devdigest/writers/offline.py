@@ -238,7 +238,10 @@ def write_topics(ctx: Context) -> list[Topic]:
 
 def write_trend_notes(ctx: Context) -> list[Statement]:
     a, lang = ctx.analysis, ctx.lang
-    out = []
+    if a.history_days:
+        out = [ctx.statement(phrase(lang, "trend_baseline", days=a.history_days))]
+    else:
+        out = [ctx.statement(phrase(lang, "trend_counts"))]
     ranked = sorted((t for t in a.topics if t.count), key=lambda t: (-t.count, t.rule.name))
     if ranked:
         top = ranked[0]
@@ -251,7 +254,6 @@ def write_trend_notes(ctx: Context) -> list[Statement]:
         out.append(ctx.statement(phrase(lang, "no_topics")))
     if a.history_days == 0:
         return [*out, ctx.statement(phrase(lang, "trend_no_history"))]
-    out.append(ctx.statement(phrase(lang, "trend_baseline", days=a.history_days)))
     rising, falling = _movers(ctx)
     if rising:
         out.append(ctx.statement(phrase(lang, "trend_rising", items=join_list(lang, rising))))
@@ -270,8 +272,11 @@ def _movers(ctx: Context) -> tuple[list[str], list[str]]:
         prev, delta = t.previous_avg or 0.0, t.delta or 0.0
         if abs(delta) < max(RISE, 0.5 * prev):
             continue
+        refs = join_list(ctx.lang, [f"#{n}" for n in sorted(t.numbers)[-2:]])
+        examples = phrase(ctx.lang, "trend_examples", refs=refs) if refs else ""
+        name = t.rule.display(ctx.lang)
         text = phrase(
-            ctx.lang, "trend_item", name=t.rule.display(ctx.lang), count=t.count, avg=f"{prev:.1f}"
+            ctx.lang, "trend_item", name=name, count=t.count, avg=f"{prev:.1f}", examples=examples
         )
         (rising if delta > 0 else falling).append(text)
     return rising[:3], falling[:3]

@@ -26,7 +26,10 @@ ZH: dict[str, str] = {
     "summary_watch": "另有 {count} 个 Issue 带有{signals}等严重信号，值得跟进。",
     "ref_title": "#{number}（{title}）",
     # focus
-    "focus_overview": "本窗口内有 {issues} 个 Issue 和 {prs} 个 PR 与{name}相关{detail}。",
+    "focus_overview": (
+        "本窗口内有动态（新建、关闭、合并或有讨论）且与{name}相关的共有 {issues} 个 Issue 和 "
+        "{prs} 个 PR{detail}。"
+    ),
     "focus_detail": "（{parts}）",
     "focus_part_merged": "{n} 个 PR 已合并",
     "focus_part_closed": "{n} 个 Issue 已关闭",
@@ -101,11 +104,16 @@ ZH: dict[str, str] = {
     "trend_no_history": (
         "数据库中没有此前几天的数据，暂无法判断趋势；同步更早的历史后，这里会显示各话题的升降。"
     ),
-    "trend_baseline": "以下对比基于此前 {days} 天的日均数量。",
+    "trend_baseline": (
+        "话题表统计本窗口内新建的 Issue 与 PR（一项可属多个话题），"
+        "末列为与此前 {days} 天日均新建数量之差。"
+    ),
     "trend_rising": "明显上升的话题：{items}。",
     "trend_falling": "有所回落的话题：{items}。",
     "trend_steady": "各话题的数量与此前日均大致持平，没有明显的升降。",
-    "trend_item": "{name}（今日 {count} 项，此前日均 {avg}）",
+    "trend_counts": "话题表统计本窗口内新建的 Issue 与 PR（一项可属多个话题）。",
+    "trend_item": "{name}（今日 {count} 项，此前日均 {avg}{examples}）",
+    "trend_examples": "，如 {refs}",
     "trend_top": "数量最多的话题是{name}，共 {count} 项，例如 {examples}。",
     "no_topics": "本窗口内的 Issue 与 PR 都没有归入任何话题分类。",
     # key changes
@@ -174,7 +182,8 @@ EN: dict[str, str] = {
     ),
     "ref_title": "#{number} ({title})",
     "focus_overview": (
-        "{issues} issues and {prs} pull requests in this window relate to {name}{detail}."
+        "{issues} issues and {prs} pull requests with activity in this window (opened, closed, "
+        "merged or discussed) relate to {name}{detail}."
     ),
     "focus_detail": " ({parts})",
     "focus_part_merged": "{n} PRs merged",
@@ -254,13 +263,22 @@ EN: dict[str, str] = {
         "There is no data for earlier days in the store, so trends cannot be judged yet; once "
         "more history is synced, rising and falling topics will show here."
     ),
-    "trend_baseline": "Comparisons are against the daily average of the previous {days} days.",
+    "trend_baseline": (
+        "The topic table counts the issues and pull requests opened in this window (an item "
+        "can fall into several topics); the last column compares with the daily average of "
+        "the previous {days} days."
+    ),
     "trend_rising": "Rising: {items}.",
     "trend_falling": "Falling: {items}.",
     "trend_steady": (
         "Every topic is close to its recent daily average; nothing rose or fell markedly."
     ),
-    "trend_item": "{name} ({count} today vs {avg} per day before)",
+    "trend_counts": (
+        "The topic table counts the issues and pull requests opened in this window (an item "
+        "can fall into several topics)."
+    ),
+    "trend_item": "{name} ({count} today vs {avg} per day before{examples})",
+    "trend_examples": ", e.g. {refs}",
     "trend_top": "The largest topic was {name} with {count} items, for example {examples}.",
     "no_topics": "No issue or pull request in this window falls into a topic category.",
     "tech_body": "{title}. The description reads: “{sentences}”",
