@@ -10,6 +10,7 @@ from devdigest.cli import main
 from devdigest.models import DailyReport
 from devdigest.report import SAMPLE_REPO
 from devdigest.store import open_store
+from devdigest.writers.quality import repeated_sentences
 from tests.helpers import fill_store, make_item
 
 
@@ -50,6 +51,7 @@ def test_demo_is_plainly_sample_data_and_ends_with_a_site(tmp_path, capsys):
             (out / owner / name / f"2026-03-12.{lang}.json").read_text("utf-8")
         )
         assert report.sample and report.repo == SAMPLE_REPO
+        assert repeated_sentences(report) == {}
     pages = [p.read_text("utf-8") for p in (out / "site").rglob("*.html")]
     assert pages and not any(re.search(r"https?://github\.com", page) for page in pages)
     day = (out / "site" / owner / name / "2026-03-12.html").read_text("utf-8")
