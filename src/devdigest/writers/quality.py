@@ -48,19 +48,24 @@ def titles(report: DailyReport) -> list[str]:
     return sorted((t for t in found if t), key=len, reverse=True)
 
 
-def without_kept_text(report: DailyReport) -> str:
+def without_kept_text(report: DailyReport, quotes: bool = False) -> str:
     """The narrative minus titles, quotes, code and URLs (what a zh report should say in
-    Chinese)."""
+    Chinese); ``quotes=True`` keeps the quoted evidence and code."""
     text = "\n".join(narrative(report))
-    text = _URL.sub(" ", _QUOTED.sub(" ", text))
+    text = _URL.sub(" ", text if quotes else _QUOTED.sub(" ", text))
     for title in titles(report):
         text = text.replace(title, " ")
     return text
 
 
+def letter_counts(text: str) -> tuple[int, int]:
+    """(CJK characters, Latin letters) in ``text``."""
+    return len(_CJK.findall(text)), len(_LATIN.findall(text))
+
+
 def cjk_share(text: str) -> float:
     """CJK characters / (CJK characters + Latin letters); 1.0 for text with neither."""
-    cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
+    cjk, latin = letter_counts(text)
     return cjk / (cjk + latin) if cjk + latin else 1.0
 
 

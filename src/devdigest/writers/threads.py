@@ -149,7 +149,7 @@ def position(ctx: Context, item: ItemRecord, role: str, comments: list[CommentRe
     lang = ctx.lang
     state = _last_review_state(comments)
     bodies = [c.body for c in comments if c.body.strip() and not is_bare_approval(c.body)]
-    text = best_sentences(bodies)
+    text = best_sentences(bodies) or (trim(plain(bodies[0])) if bodies else None)
     text = ctx.polish(text) if text else None
     if state == "CHANGES_REQUESTED":
         return phrase(lang, "pos_changes", text=text) if text else phrase(lang, "pos_changes_only")
