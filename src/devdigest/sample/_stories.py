@@ -162,18 +162,17 @@ MOTIVATIONS = (
 )
 
 COMMENT_GENERIC = (
-    "Thanks for the report. Can you share the full command line and the output of collect_env?",
+    "Thanks for the report. Can you share the full command line for {model} and collect_env?",
     "I can reproduce this on {hw} with {model}.",
     "Same issue here with {model} on {hw}; it started after upgrading to the latest nightly.",
     "This looks related to the recent change in {component}.",
     "Could you try {model} again with `--enforce-eager` to rule out CUDA graphs?",
     "On {hw} it works for me with `--max-model-len 32768`, so it may be a memory issue.",
     "Any update on this? We are hitting it in production with {model} as well.",
-    "Closing as this was fixed on main; please reopen if you still see it.",
     "I think this is expected: {feature} is not supported together with LoRA yet.",
     "@{login} could you take a look? You touched {component} recently.",
     "Does it still happen with {feature} turned off?",
-    "Which version are you on? There were changes to {component} in the last release.",
+    "Which version do you run {model} on? I recall a change to {component} in the last release.",
     "On {hw} it only happens above batch size 64 for me.",
 )
 COMMENT_REVIEW = (
@@ -202,6 +201,13 @@ COMMENT_REPORTER = (
     "I am on {hw} with 8 GPUs; the collect_env output is in the description.",
     "It also happens with a smaller model, so it does not look specific to {model}.",
     "Thanks, I will try that and report back.",
+)
+# A reply on an issue that disputes the diagnosis (COMMENT_DISAGREE is about a PR's approach).
+ISSUE_DISAGREE = (
+    "I don't think this is {component}: it also happens with {feature} turned off.",
+    "I can't reproduce this on {hw} with {model}; are you sure the nightly is current?",
+    "I disagree that this is a regression; {model} never supported {feature} on {hw}.",
+    "This is not a memory issue: it fails with the same error at a tiny batch size.",
 )
 COMMENT_DISAGREE = (
     "I'm not sure we should change the default here; it affects every user of {feature}.",

@@ -263,7 +263,9 @@ class _Gen:
         times = sorted(self.when(lo, hi) for _ in range(count))
         for k, at in enumerate(times):
             author = people[k % len(people)]
-            pool = st.COMMENT_DISAGREE if k % 3 == 1 else (st.COMMENT_REVIEW + st.COMMENT_GENERIC)
+            disagree = st.COMMENT_DISAGREE if item.is_pr else st.ISSUE_DISAGREE
+            talk = st.COMMENT_REVIEW if item.is_pr else ()
+            pool = disagree if k % 3 == 1 else (talk + st.COMMENT_GENERIC)
             if author == item.author:
                 pool = st.COMMENT_AUTHOR if item.is_pr else st.COMMENT_REPORTER
             body = self.say(item, pool, login=rng.choice(people))

@@ -32,7 +32,8 @@ def symptom_names(lang: str, text: str) -> list[str]:
 
 def error_names(body: str) -> list[str]:
     """Exception and CUDA/HIP error names found in the body (logs included)."""
-    found = [m.group(1) or m.group(2) for m in _ERROR.finditer(body)]
+    named = [m.group(1) for m in _ERROR.finditer(body) if m.group(1)]
+    found = named or [m.group(2) for m in _ERROR.finditer(body)]  # "CUDA error" only if unnamed
     return list(dict.fromkeys(found))
 
 
@@ -79,7 +80,16 @@ def describe(ctx: Context, item: ItemRecord, kind: str, quote: str | None) -> st
     parts = stated_facts(ctx, item)
     if quote and (ctx.lang == "en" or not parts):
         parts.append(phrase(ctx.lang, "desc_quote", text=quote))
-    head = kind_phrase(ctx, item, kind)
+    opened = "desc_opened_new" if ctx.analysis.window.contains(item.created_at) else "desc_opened"
+    head = phrase(ctx.lang, opened, kind=kind_phrase(ctx, item, kind))
     if not parts:
         return phrase(ctx.lang, "desc_bare", kind=head)
-    return phrase(ctx.lang, "desc", kind=head, parts=phrase(ctx.lang, "desc_join").join(parts))
+    text = phrase(ctx.lang, "desc", kind=head, parts=phrase(ctx.lang, "desc_join").join(parts))
+    return _one_stop(text)
+
+
+def _one_stop(text: str) -> str:
+    """``says “It hangs.”.`` → ``says “It hangs.”``: a quote that ends a sentence ends it."""
+    if text.endswith("”.") and text[-3:-2] in ".?!":
+        return text[:-1]
+    return text
