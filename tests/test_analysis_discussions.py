@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from devdigest.analysis.discussions import compute_threads, linked_numbers
+from devdigest.analysis.discussions import compute_busiest, compute_threads, linked_numbers
 from tests.helpers import at, bot_comment, day_window, make_comment, make_item, make_review
 
 W = day_window()
@@ -37,7 +37,7 @@ def test_two_humans_make_a_discussion() -> None:
 
 def test_item_author_counts_only_if_they_wrote_in_window_or_opened_it_there() -> None:
     old = make_item(1, created_at=at(-100), author="alice")
-    new = make_item(2, created_at=at(1), author="dave")
+    new = make_item(2, created_at=at(1), author="dave", body="The server hangs on start.")
     comments = [
         make_comment(1, "alice", at(-50)),  # before the window: not a participant
         make_comment(1, "bob", at(2)),
@@ -61,10 +61,36 @@ def test_empty_commented_review_is_light_and_not_participation() -> None:
         make_review(1, "carol", at(3), state="COMMENTED", body=""),
     ]
     assert compute_threads(items(old), comments, W) == []
-    comments.append(make_review(1, "carol", at(4), state="APPROVED", body=""))
+    comments.append(make_review(1, "carol", at(4), state="APPROVED", body="Good change."))
     [thread] = compute_threads(items(old), comments, W)
     assert thread.participants == ["bob", "carol"]
     assert thread.score == 1 + 0.25 + 1 + 2 * 2
+
+
+def test_an_approval_without_text_is_not_discussion() -> None:
+    """The author's new PR body plus a bare approval: one human wrote, nothing was discussed."""
+    pr = make_item(1, created_at=at(1), is_pr=True, author="alice", body="Speeds up the sampler.")
+    for body in ("", "LGTM", "LGTM, thanks!", "+1"):
+        comments = [make_review(1, "bob", at(2), state="APPROVED", body=body)]
+        assert compute_threads(items(pr), comments, W) == [], body
+    comments = [make_review(1, "bob", at(2), state="APPROVED", body="Nice, the cast was wasted.")]
+    assert compute_threads(items(pr), comments, W)[0].participants == ["alice", "bob"]
+
+
+def test_an_author_with_an_empty_body_did_not_write() -> None:
+    new = make_item(1, created_at=at(1), author="alice", body="  ")
+    comments = [make_comment(1, "bob", at(2), body="Same here on H100.")]
+    assert compute_threads(items(new), comments, W) == []
+
+
+def test_busiest_threads_are_named_when_nothing_qualifies() -> None:
+    a = make_item(1, created_at=at(-100))
+    b = make_item(2, created_at=at(-100))
+    comments = [make_comment(1, "bob", at(2)), make_comment(1, "bob", at(3))]
+    comments += [make_comment(2, "carol", at(4)), bot_comment(2, at(5))]
+    assert compute_threads(items(a, b), comments, W) == []
+    busiest = compute_busiest(items(a, b), comments, W)
+    assert [(t.item.number, len(t.comments)) for t in busiest] == [(1, 2), (2, 1)]
 
 
 def test_ranking_by_comments_participants_and_reactions() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from devdigest.cli import main
 from devdigest.models import DailyReport
+from devdigest.report import SAMPLE_REPO
 from devdigest.store import open_store
 from tests.fakes.oracle import expected
 
@@ -29,27 +30,27 @@ def test_demo_then_report_from_the_stored_day(tmp_path, capsys, day_dataset):
     db = tmp_path / "demo.sqlite3"
     assert main(["--db", str(db), "demo", "--out", str(tmp_path / "out")]) == 0
     printed = capsys.readouterr().out.split()
-    base = tmp_path / "out" / "vllm-project" / "vllm"
-    stem = "2026-03-12T1124+0800_24h"  # the 24 hours before 11:24, not a calendar day
-    assert printed == [
-        str(base / f"{stem}.{lang}.{ext}") for lang in ("zh", "en") for ext in ("md", "json")
+    base = tmp_path / "out" / "example-org" / "sample-llm-server"
+    assert printed[:4] == [
+        str(base / f"2026-03-12.{lang}.{ext}") for lang in ("zh", "en") for ext in ("md", "json")
     ]
-    report = DailyReport.model_validate_json((base / f"{stem}.en.json").read_text("utf-8"))
+    report = DailyReport.model_validate_json((base / "2026-03-12.en.json").read_text("utf-8"))
     oracle = expected(day_dataset, report.window.start, report.window.end)
     assert report.counts.model_dump() == oracle["counts"]
-    assert (base / f"{stem}.zh.md").read_text("utf-8").startswith("# vLLM 开发动态报告")
+    zh = (base / "2026-03-12.zh.md").read_text("utf-8")
+    assert zh.startswith("# Sample LLM Server 开发动态报告")
 
     since = report.window.start.isoformat()
     until = report.window.end.isoformat()
-    args = ["--db", str(db), "report", "vllm-project/vllm", "--since", since, "--until", until]
+    args = ["--db", str(db), "report", SAMPLE_REPO, "--since", since, "--until", until]
     assert main([*args, "--lang", "en", "--no-sync", "--writer", "offline"]) == 0
     (md, js) = map(Path, capsys.readouterr().out.split())
-    assert md == Path(f"reports/vllm-project/vllm/{stem}.en.md")
+    assert md == Path("reports/example-org/sample-llm-server/2026-03-12.en.md")
     again = json.loads(js.read_text("utf-8"))
-    assert again["counts"] == report.counts.model_dump()
+    assert again["counts"] == report.counts.model_dump() and again["sample"]
     store = open_store(str(db))
     try:
-        assert {(r.lang, r.date) for r in store.reports("vllm-project/vllm")} == {
+        assert {(r.lang, r.date) for r in store.reports(SAMPLE_REPO)} == {
             ("zh", "2026-03-12"),
             ("en", "2026-03-12"),
         }

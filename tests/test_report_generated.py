@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
+from devdigest.analysis.discussions import wrote_text
 from devdigest.analysis.types import WindowAnalysis
 from devdigest.config import load_config
 from devdigest.models import COUNT_KEYS, DailyReport
@@ -22,6 +23,7 @@ from devdigest.render.markdown import render_markdown
 from devdigest.report import generate_reports, sample_window, upsert_sample
 from devdigest.sample.dataset import Dataset, generate_day
 from devdigest.store import Store, open_store
+from devdigest.writers.quality import cjk_share, repeated_sentences, without_kept_text
 from tests.fakes.oracle import expected
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -110,7 +112,8 @@ def test_people_named_in_hot_discussions_wrote_in_the_thread(days):
     for day in days:
         window = day.analysis.window
         comments = day.store.comments_between(day.dataset.repo, window.start, window.end)
-        logins = {c.author for c in comments} | {i.author for i in day.analysis.items.values()}
+        authors = {i.author for i in day.analysis.items.values()}
+        logins = sorted({c.author for c in comments} | authors)
         for report in day.reports.values():
             assert report.hot_discussions
             for hot in report.hot_discussions:
@@ -118,7 +121,9 @@ def test_people_named_in_hot_discussions_wrote_in_the_thread(days):
                 wrote = {c.author for c in comments if c.number == item.number} | {item.author}
                 named = {v.login for v in hot.viewpoints}
                 for text in (hot.contention, hot.status):
-                    named |= {x for x in logins if re.search(rf"(?<![\w-]){re.escape(x)}\b", text)}
+                    named |= {
+                        x for x in logins if re.search(rf"(?<![\w-]){re.escape(x)}(?![\w-])", text)
+                    }
                 assert named <= wrote, named - wrote
                 assert hot.participants >= 2
 
@@ -143,3 +148,39 @@ def test_layout_does_not_drift_between_days(days):
         positions = [sections[0].index(f"## {t(lang, key)}") for key in order]
         assert positions == sorted(positions)
         assert sections[0][-2:] == [f"## {t(lang, 'h_appendix')}", f"## {t(lang, 'h_provenance')}"]
+
+
+def test_zh_narrative_is_mostly_chinese(days):
+    """Outside titles, quotes, code and URLs, the zh narrative is written in Chinese."""
+    for day in days:
+        zh = without_kept_text(day.reports["zh"])
+        assert cjk_share(zh) >= 0.6
+        assert not any("正文要点" in e.about for f in day.reports["zh"].focus_areas for e in f.prs)
+
+
+def test_no_sentence_is_repeated_more_than_twice(days):
+    for day in days:
+        for report in day.reports.values():
+            assert repeated_sentences(report) == {}
+
+
+def test_trend_sentences_name_topics_with_examples(days):
+    for day in days:
+        for lang, report in day.reports.items():
+            movers = [s for s in report.trend_notes if ("上升" in s.text or "Rising" in s.text)]
+            assert movers and movers[0].refs, lang  # rising topics come with examples
+
+
+def test_discussions_obey_the_rules(days):
+    """≥ 2 humans wrote text in the window; a contention is a disagreement or absent."""
+    for day in days:
+        window = day.analysis.window
+        for thread in day.analysis.discussions:
+            wrote = {c.author for c in thread.comments if wrote_text(c)}
+            if window.contains(thread.item.created_at) and thread.item.body.strip():
+                wrote.add(thread.item.author)
+            assert len(wrote) >= 2
+        for hot in day.reports["en"].hot_discussions:
+            assert hot.contention == "" or any(
+                key in hot.contention for key in ("requested changes", "reservations")
+            )

@@ -242,6 +242,7 @@ class DailyReport(BaseModel):
 
     schema_version: int = 1
     repo: str
+    sample: bool = False  # generated sample data (``devdigest demo``), not a real repository
     project: str  # display name, e.g. "vLLM"
     lang: str  # "zh" or "en"
     date: str  # the window's start date in its time zone, YYYY-MM-DD
@@ -250,6 +251,8 @@ class DailyReport(BaseModel):
     summary: list[Statement] = Field(default_factory=list)
     focus_areas: list[FocusSection] = Field(default_factory=list)
     hot_discussions: list[HotDiscussion] = Field(default_factory=list)
+    # when no thread qualifies: one line naming the most-commented threads
+    discussion_notes: list[Statement] = Field(default_factory=list)
     topics: list[Topic] = Field(default_factory=list)
     trend_notes: list[Statement] = Field(default_factory=list)
     key_changes: list[KeyChange] = Field(default_factory=list)

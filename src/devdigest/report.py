@@ -6,15 +6,18 @@ demo and the benchmarks call it too.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from devdigest.analysis import compute_window_analysis
+from devdigest.analysis.trends import history_start
 from devdigest.analysis.types import WindowAnalysis
-from devdigest.config import Config, validate_repo
+from devdigest.config import Config, Project, Schedule, validate_repo
 from devdigest.errors import ConfigError
 from devdigest.github.normalize import (
     normalize_event,
@@ -34,6 +37,11 @@ from devdigest.writers import check_writer, write_report
 LANGS = ("zh", "en")
 Progress = Callable[[str, int], None]  # (resource, rows read so far), as the sync reports it
 DEMO_TZ = "Asia/Shanghai"
+# The demo's fictional repository; its links go to a reserved, never-resolving host (RFC 2606).
+SAMPLE_REPO = "example-org/sample-llm-server"
+SAMPLE_NAME = "Sample LLM Server"
+SAMPLE_WEB = "https://sample.invalid"
+SAMPLE_PRESET = "vllm-project/vllm"  # the demo borrows this preset's focus areas
 
 
 @dataclass
@@ -64,14 +72,24 @@ def sync_for(
     no_sync: bool,
     wait: bool = True,
     progress: Progress | None = None,
+    history: bool = True,
 ) -> SyncStats | None:
-    """Bring the store up to date for ``window`` (nothing with ``no_sync``); ``wait=False``
-    stops at an exhausted rate limit instead of waiting for its reset."""
+    """Bring the store up to date for ``window`` (nothing with ``no_sync``), and unless
+    ``history`` is off, list the items of the days before it that trends compare with;
+    ``wait=False`` stops at an exhausted rate limit instead of waiting for its reset."""
     if no_sync:
         return None
-    from devdigest.github.sync import ensure_synced
+    from devdigest.github.sync import ensure_history, ensure_synced
 
-    return ensure_synced(config, store, repo, window.start, wait=wait, progress=progress)
+    stats = ensure_synced(config, store, repo, window.start, wait=wait, progress=progress)
+    if history:
+        since = history_start(window)
+        more = ensure_history(config, store, repo, since, wait=wait, progress=progress)
+        if stats is not None and more is not None:
+            stats.requests += more.requests
+            stats.items += more.items
+            stats.finished_at = more.finished_at
+    return stats
 
 
 def stored_range(store: Store, repo: str) -> tuple[datetime, datetime] | None:
@@ -129,13 +147,22 @@ def generate_reports(
     wait: bool = True,
     now: datetime | None = None,
     progress: Progress | None = None,
+    history: bool = True,
 ) -> ReportRun:
-    """Sync (unless ``no_sync``), analyse once, write one report per language, store them."""
+    """Sync (unless ``no_sync``), analyse once, write one report per language, store them.
+
+    The demo's sample repository gets its project settings, and its reports say they are
+    sample data."""
+    sample = repo.lower() == SAMPLE_REPO
+    if sample:
+        config = sample_config(config)
     check_writer(config, config.project(repo), writer)  # fail before any sync or analysis
     timings: dict[str, float] = {}
     note = check_coverage(store, repo, window) if no_sync else None
     started = time.perf_counter()
-    stats = sync_for(config, store, repo, window, no_sync=no_sync, wait=wait, progress=progress)
+    stats = sync_for(
+        config, store, repo, window, no_sync=no_sync, wait=wait, progress=progress, history=history
+    )
     timings["sync"] = time.perf_counter() - started
     clock = now or datetime.now(UTC)
     started = time.perf_counter()
@@ -148,6 +175,7 @@ def generate_reports(
     for lang in langs:
         started = time.perf_counter()
         report = write_report(analysis, lang, writer=writer, config=config, store=store, now=clock)
+        report.sample = sample
         spent = timings | {"write": time.perf_counter() - started} | report.provenance.timings
         report.provenance.timings = {stage: round(s, 4) for stage, s in spent.items()}
         store.save_report(report)
@@ -298,6 +326,50 @@ def upsert_sample(store: Store, dataset: Dataset, at: datetime | None = None) ->
                 store.set_watermark(conn, repo_id, listing, at - MARGIN)
                 store.set_watermark(conn, repo_id, f"{listing}:from", oldest)
     store.record_sync_run(repo_id, SyncStats(started_at=at, finished_at=at), "sample")
+
+
+def sample_config(config: Config) -> Config:
+    """``config`` with the sample repository as a project (the preset's focus areas)."""
+    if any(p.repo == SAMPLE_REPO for p in config.projects):
+        return config
+    preset = config.project(SAMPLE_PRESET)
+    project = Project(
+        repo=SAMPLE_REPO,
+        name=SAMPLE_NAME,
+        tz=DEMO_TZ,
+        schedule=Schedule(cutoff="11:24", window="24h"),  # the sample day's window
+        focus=preset.focus,
+        categories=preset.categories,
+    )
+    return config.model_copy(update={"projects": [*config.projects, project]})
+
+
+def check_demo_store(store: Store, db: str) -> None:
+    """The demo writes only into a new database or one holding nothing but its sample."""
+    _refuse_others(db, store.repos())
+
+
+def check_demo_file(db: str) -> None:
+    """Before opening (which could migrate it): an existing SQLite file must hold only the
+    sample; it is read in read-only mode."""
+    path = Path(db)
+    if "://" in db or not path.exists():
+        return
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+            repos = [row[0] for row in conn.execute("SELECT full_name FROM repos")]
+    except sqlite3.DatabaseError:
+        repos = ["data devdigest did not write"]
+    _refuse_others(db, repos)
+
+
+def _refuse_others(db: str, repos: list[str]) -> None:
+    others = [repo for repo in repos if repo != SAMPLE_REPO]
+    if others:
+        raise ConfigError(
+            f"--db {db} holds other data ({', '.join(others[:3])}): the demo never writes into "
+            "it; drop --db (the demo uses its own database) or name a new file"
+        )
 
 
 def sample_window(end: datetime, tz: str = DEMO_TZ) -> Window:

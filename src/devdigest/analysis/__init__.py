@@ -13,7 +13,7 @@ from datetime import datetime
 from devdigest.analysis.activity import compute_activity, history_suffices
 from devdigest.analysis.changes import compute_changes
 from devdigest.analysis.classify import compute_categories, compute_focus
-from devdigest.analysis.discussions import compute_threads, linked_numbers
+from devdigest.analysis.discussions import compute_busiest, compute_threads, linked_numbers
 from devdigest.analysis.facts import ItemFacts, compute_facts
 from devdigest.analysis.memory import compute_markers
 from devdigest.analysis.stats import (
@@ -50,6 +50,7 @@ class WindowData:
     linked: dict[int, ItemRecord]  # items referenced from window items' bodies
     previous: list[ItemRecord]  # items created in the baseline days before the window
     earliest: datetime | None  # where the stored history begins
+    items_from: datetime | None  # where the stored history of items (not comments) begins
     seen_before: set[str] | None  # new authors with earlier stored activity (None: too little)
     watch: list[WatchCandidate]  # ranked issues worth watching (their histories are read)
     data_fetched_at: datetime | None = None
@@ -98,8 +99,9 @@ def read_window(
         if n <= top and n not in items
     }
     earliest = store.earliest_activity(repo)
+    items_from = store.earliest_activity(repo, listing="issues")
     previous = []
-    if covered_days(window, earliest):
+    if covered_days(window, items_from):
         previous = store.items_created(repo, history_start(window), window.start)
     seen_before = None
     if history_suffices(window, earliest):
@@ -114,6 +116,7 @@ def read_window(
         linked=store.items_by_number(repo, refs),
         previous=previous,
         earliest=earliest,
+        items_from=items_from,
         seen_before=seen_before,
         watch=watch,
         data_fetched_at=last.get("finished_at"),
@@ -135,13 +138,14 @@ def analyze_window(
         labels,
         categories,
         window,
-        data.earliest,
+        data.items_from,
     )
     attach_discussion(data.watch, data.history)
     appendix = compute_appendix(data.appendix)
     mentioned = items | data.linked
     facts = window_facts(data, project.repo)
     focus = compute_focus(window_items, project.focus, activity)
+    threads = compute_threads(items, data.comments, window, limit=DISCUSSIONS, repo=project.repo)
     return WindowAnalysis(
         repo=project.repo,
         project=project,
@@ -152,9 +156,8 @@ def analyze_window(
         categories={n: labels.get(n, []) for n in sorted(mentioned)},
         topics=topics,
         focus=focus,
-        discussions=compute_threads(
-            items, data.comments, window, limit=DISCUSSIONS, repo=project.repo
-        ),
+        discussions=threads,
+        busiest=[] if threads else compute_busiest(items, data.comments, window),
         key_changes=compute_changes(
             window_items,
             data.history,

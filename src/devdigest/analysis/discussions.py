@@ -1,8 +1,9 @@
 """Hot discussions: threads with in-window human conversation, ranked.
 
-A thread counts only when at least two distinct humans wrote in it during the window. The item
-author is a participant only if they wrote in the window (a comment or review), or opened the
-item in the window (its body is then in-window writing).
+A thread counts only when at least two distinct humans wrote text in it during the window: a
+review without text, or one that only approves ("LGTM", "+1"), is not discussion. The item author
+is a participant only if they wrote in the window (a comment or review), or opened the item in
+the window with a non-empty body (its body is then in-window writing).
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ LIGHT_REVIEW_WEIGHT = 0.25  # a COMMENTED review with no text (a container for i
 MIN_PARTICIPANTS = 2
 DECISIVE_REVIEWS = ("APPROVED", "CHANGES_REQUESTED")
 
+_BARE_APPROVAL = re.compile(
+    r"^\s*(lgtm|\+1|👍|looks good( to me)?|ship it|approved?|sgtm)\b[\s!.,:;]*"
+    r"((thanks|thank you)[^.!?]{0,40})?[\s!.]*$",
+    re.I,
+)
 _BARE_REF = re.compile(r"(?<![\w/&#])#(\d{1,7})\b")
 _QUALIFIED_REF = re.compile(r"(?<![\w/])([\w.-]+/[\w.-]+)#(\d{1,7})\b")
 _URL_REF = re.compile(r"https?://[^\s/]+/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d{1,7})\b")
@@ -54,6 +60,21 @@ def is_light_review(comment: CommentRecord) -> bool:
     )
 
 
+def is_bare_approval(text: str) -> bool:
+    """An approval and nothing else: "LGTM", "+1", "Looks good, thanks!"."""
+    return bool(_BARE_APPROVAL.match(" ".join(text.split())))
+
+
+def wrote_text(comment: CommentRecord) -> bool:
+    """Whether the comment says something beyond an approval."""
+    return bool(comment.body.strip()) and not is_bare_approval(comment.body)
+
+
+def comments_complete(item: ItemRecord, stored: Iterable[CommentRecord]) -> bool:
+    """Whether the store holds every conversation comment GitHub counts on ``item`` (bots too)."""
+    return sum(1 for c in stored if c.kind == "issue_comment") >= item.comments
+
+
 def comment_weight(comment: CommentRecord) -> float:
     return LIGHT_REVIEW_WEIGHT if is_light_review(comment) else 1.0
 
@@ -67,11 +88,9 @@ def human_in_window(comments: Iterable[CommentRecord], window: Window) -> list[C
 def thread_participants(
     item: ItemRecord, comments: list[CommentRecord], window: Window
 ) -> list[str]:
-    """Distinct humans who wrote in the window, in order of first appearance."""
-    writers: list[tuple] = [
-        (c.created_at, c.id, c.author) for c in comments if not is_light_review(c)
-    ]
-    if window.contains(item.created_at) and not item.is_bot:
+    """Distinct humans who wrote text in the window, in order of first appearance."""
+    writers: list[tuple] = [(c.created_at, c.id, c.author) for c in comments if wrote_text(c)]
+    if window.contains(item.created_at) and not item.is_bot and item.body.strip():
         writers.append((item.created_at, -1, item.author))
     return list(dict.fromkeys(login for *_, login in sorted(writers)))
 
@@ -107,14 +126,38 @@ def compute_threads(
 
     ``comments`` may include bots and out-of-window rows; both are dropped here.
     """
+    threads = [t for t in _all_threads(items, comments, window, repo) if _qualifies(t)]
+    threads.sort(key=lambda t: (-t.score, -len(t.comments), -t.item.number))
+    return threads[:limit]
+
+
+def compute_busiest(
+    items: Mapping[int, ItemRecord],
+    comments: Iterable[CommentRecord],
+    window: Window,
+    limit: int = 3,
+) -> list[Thread]:
+    """The threads with the most in-window human comments (named when none qualifies)."""
+    threads = [t for t in _all_threads(items, comments, window, None) if t.comments]
+    threads.sort(key=lambda t: (-len(t.comments), -t.item.number))
+    return threads[:limit]
+
+
+def _qualifies(thread: Thread) -> bool:
+    return len(thread.participants) >= MIN_PARTICIPANTS
+
+
+def _all_threads(
+    items: Mapping[int, ItemRecord],
+    comments: Iterable[CommentRecord],
+    window: Window,
+    repo: str | None,
+) -> list[Thread]:
     by_number: dict[int, list[CommentRecord]] = defaultdict(list)
     for comment in human_in_window(comments, window):
         by_number[comment.number].append(comment)
-    threads = [
+    return [
         build_thread(items[number], rows, window, repo)
         for number, rows in by_number.items()
         if number in items
     ]
-    threads = [t for t in threads if len(t.participants) >= MIN_PARTICIPANTS]
-    threads.sort(key=lambda t: (-t.score, -len(t.comments), -t.item.number))
-    return threads[:limit]

@@ -84,6 +84,7 @@ class WatchCandidate:
     facts: ItemFacts | None = None
     out_of_proportion: bool = False  # a memory figure absurd for the model's size
     regression: bool = False  # says it regressed from an item or a version
+    comments_complete: bool = False  # the store holds every comment GitHub counts on it
 
 
 @dataclass
@@ -108,3 +109,4 @@ class WindowAnalysis:
     storylines: list[Storyline] = field(default_factory=list)  # ranked
     markers: list[Marker] = field(default_factory=list)  # continuity markers (memory across days)
     history_from: datetime | None = None  # where the stored history begins
+    busiest: list[Thread] = field(default_factory=list)  # most-commented threads, if none is hot

@@ -14,7 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from devdigest.analysis.classify import match_rule, title_tags
-from devdigest.analysis.discussions import human_in_window, thread_participants
+from devdigest.analysis.discussions import (
+    comments_complete,
+    human_in_window,
+    thread_participants,
+)
 from devdigest.analysis.facts import ItemFacts, compute_item_facts
 from devdigest.analysis.types import WatchCandidate
 from devdigest.config import Rule
@@ -116,3 +120,4 @@ def attach_discussion(
     for candidate in candidates:
         rows = comments.get(candidate.item.number, [])
         candidate.comments = [c for c in rows if not c.is_bot]
+        candidate.comments_complete = comments_complete(candidate.item, rows)

@@ -20,19 +20,26 @@ from devdigest.cli.sync import (
 from devdigest.github.sync import reference_time
 from devdigest.report import (
     DEMO_TZ,
+    SAMPLE_REPO,
+    SAMPLE_WEB,
+    check_demo_file,
+    check_demo_store,
     generate_period_reports,
     generate_reports,
     languages,
+    sample_config,
     sample_window,
     upsert_sample,
     write_files,
     write_period_files,
 )
+from devdigest.site.build import build_site
 from devdigest.store import open_store
 from devdigest.writers import WRITERS
 
 LANG_CHOICES = click.Choice(["zh", "en", "both"])
 OUT_DEFAULT = default_note("out", "DEVDIGEST_OUT")
+DEMO_OUT = "devdigest-demo"
 
 
 @click.command("report")
@@ -49,6 +56,11 @@ OUT_DEFAULT = default_note("out", "DEVDIGEST_OUT")
 @click.option("--out", metavar="DIR", help=f"Output folder {OUT_DEFAULT}.")
 @click.option("--no-sync", is_flag=True, help="Use the stored data only (no GitHub requests).")
 @no_wait_option
+@click.option(
+    "--no-history",
+    is_flag=True,
+    help="Sync only the window, not the listings of the 7 days before it that trends compare with.",
+)
 @graphql_option
 @click.pass_obj
 def report_cmd(
@@ -66,6 +78,7 @@ def report_cmd(
     out: str | None,
     no_sync: bool,
     no_wait: bool,
+    no_history: bool,
     graphql: bool | None,
 ) -> None:
     """Write the daily report of OWNER/REPO as Markdown and JSON.
@@ -97,6 +110,7 @@ def report_cmd(
                 no_sync=no_sync,
                 wait=not no_wait,
                 progress=progress,
+                history=not no_history,
             )
         for note in run.notes:
             echo_note(note)
@@ -125,34 +139,53 @@ def _period_report(config, repo: str, window, langs: list[str], out, no_sync: bo
 
 @click.command("demo")
 @click.option("--lang", type=LANG_CHOICES, default="both", show_default=True, help="Language.")
-@click.option("--out", metavar="DIR", help=f"Output folder {OUT_DEFAULT}.")
+@click.option(
+    "--out",
+    metavar="DIR",
+    default=DEMO_OUT,
+    show_default=True,
+    help="Folder for the sample reports and the sample site (DIR/site).",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Sample day to generate.")
 @click.option("--writer", type=click.Choice(WRITERS), default="offline", show_default=True)
 @click.pass_obj
-def demo_cmd(app, lang: str, out: str | None, seed: int, writer: str) -> None:
-    """A report of the bundled sample day: no network, no token needed."""
-    from devdigest.sample.dataset import generate_day
+def demo_cmd(app, lang: str, out: str, seed: int, writer: str) -> None:
+    """Reports and a site for a generated sample day: no network, no token needed.
 
-    config = app.config
-    dataset = generate_day(seed=seed)
+    The sample uses its own database (a temporary one, or a new file given with --db) and a
+    fictional repository; it never writes into a store holding other data.
+    """
+    config = sample_config(app.config)
     with tempfile.TemporaryDirectory(prefix="devdigest-demo-") as tmp:
         db = app.flags.get("db") or str(Path(tmp) / "demo.sqlite3")
+        check_demo_file(db)
         with open_store(db) as store:
-            upsert_sample(store, dataset)
-            window = sample_window(dataset.end, DEMO_TZ)
-            run = generate_reports(
-                config,
-                store,
-                dataset.repo,
-                window,
-                languages(lang),
-                writer=writer,
-                no_sync=True,
-                now=dataset.end,
-            )
+            check_demo_store(store, db)
+            run = _demo_reports(config, store, seed, languages(lang), writer)
             for report in run.reports:
-                for path in write_files(report, out or config.out, config):
+                for path in write_files(report, out, config):
                     click.echo(str(path))
+            site = build_site(store, config, Path(out) / "site")
+    click.echo(f"open {site.out / 'index.html'}")
+
+
+def _demo_reports(config, store, seed: int, langs: list[str], writer: str):
+    from devdigest.sample.dataset import generate_day
+
+    dataset = generate_day(seed=seed, repo=SAMPLE_REPO)
+    dataset.web = SAMPLE_WEB
+    upsert_sample(store, dataset)
+    window = sample_window(dataset.end, DEMO_TZ)
+    return generate_reports(
+        config,
+        store,
+        dataset.repo,
+        window,
+        langs,
+        writer=writer,
+        no_sync=True,
+        now=dataset.end,
+    )
 
 
 def register(cli: click.Group) -> None:

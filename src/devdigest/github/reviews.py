@@ -18,6 +18,8 @@ from devdigest.github.normalize import normalize_page, normalize_review
 from devdigest.models import CommentRecord, ItemRecord
 from devdigest.store import Store
 
+REVIEWS_FROM = "reviews:floor"  # the oldest ``since`` whose PRs had their reviews read
+
 if TYPE_CHECKING:
     from devdigest.github.sync import Run
 
@@ -26,14 +28,18 @@ Validator = tuple[str, str | None, str | None]  # (URL, ETag, Last-Modified) to 
 
 
 def changed_prs(run: Run, records: list[ItemRecord]) -> list[int]:
-    """The page's PRs whose ``updated_at`` is newer than the stored one (or not stored yet)."""
+    """The page's PRs whose ``updated_at`` is newer than the stored one (or not stored yet), and
+    those older than the range whose reviews were read (stored by a listings-only history run)."""
     prs = [rec for rec in records if rec.is_pr]
     stored = run.store.item_updated_times(run.repo_id, [rec.number for rec in prs])
+    floor = run.store.watermark(run.repo_id, REVIEWS_FROM)  # older PRs came from listings only
     return sorted(
         {
             rec.number
             for rec in prs
-            if rec.number not in stored or rec.updated_at > stored[rec.number]
+            if rec.number not in stored
+            or rec.updated_at > stored[rec.number]
+            or (floor is not None and rec.updated_at < floor)
         }
     )
 

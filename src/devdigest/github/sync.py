@@ -41,7 +41,7 @@ from devdigest.github.normalize import (
     normalize_review_comment,
     normalize_time,
 )
-from devdigest.github.reviews import changed_prs, read_pending_reviews
+from devdigest.github.reviews import REVIEWS_FROM, changed_prs, read_pending_reviews
 from devdigest.models import ItemEvent, SyncStats
 from devdigest.store import Store
 from devdigest.window import iso_z
@@ -106,6 +106,7 @@ class Run:
     mark: datetime  # the watermark a completed listing advances to
     progress: Progress | None
     graphql: bool = False  # reviews in batched GraphQL queries (until GraphQL fails)
+    reviews: bool = True  # False: listings only (the trend history)
 
     @property
     def stats(self) -> SyncStats:
@@ -121,6 +122,8 @@ def sync_repo(
     lookback: timedelta | None = None,
     progress: Progress | None = None,
     graphql: bool = False,
+    listings: tuple[str, ...] = RESOURCES,
+    reviews: bool = True,
 ) -> SyncStats:
     """Fetch everything created, updated, closed or merged since ``min(since, watermark)``.
 
@@ -129,6 +132,8 @@ def sync_repo(
     server's ``Date - MARGIN``: a wrong local clock can neither skip the fetch nor make the store
     claim a history it never read. Every run is recorded in ``sync_runs`` with status ok, failed
     or interrupted. ``graphql``: batch the reviews in GraphQL queries (REST stays the fallback).
+    ``listings`` and ``reviews=False`` narrow a run to some listings without per-PR reviews (the
+    trend history).
     """
     stats = client.stats
     stats.started_at = client.now()
@@ -141,9 +146,10 @@ def sync_repo(
         if graphql and client.token is None:
             graphql = False
             stats.notes.append("GraphQL needs a token: reviews read over REST instead")
-        run = Run(store, client, repo, repo_id, run_date - MARGIN, progress, graphql)
-        read_pending_reviews(run)  # left by an earlier run that stopped
-        for resource in RESOURCES:
+        run = Run(store, client, repo, repo_id, run_date - MARGIN, progress, graphql, reviews)
+        if reviews:
+            read_pending_reviews(run)  # left by an earlier run that stopped
+        for resource in listings:
             start = listing_since(store, run.repo_id, resource, since, run_date)
             (_sync_events if resource == EVENTS else _sync_listing)(run, resource, start)
         status = "ok"
@@ -224,14 +230,15 @@ def _store_page(run: Run, resource: str, records: list[Any]) -> None:
             lambda conn: run.store.upsert_comments(conn, run.repo_id, records)
         )
         return
-    changed = changed_prs(run, records)
+    changed = changed_prs(run, records) if run.reviews else []
 
     def work(conn: Any) -> int:
         run.store.queue_reviews(conn, run.repo_id, changed)
         return run.store.upsert_items(conn, run.repo_id, records)
 
     run.stats.items += run.store.write(work)
-    read_pending_reviews(run)
+    if run.reviews:
+        read_pending_reviews(run)
 
 
 def keyset_pages(
@@ -326,6 +333,30 @@ def _complete(run: Run, conn: Any, resource: str, since: datetime) -> None:
     run.store.set_watermark(conn, run.repo_id, resource, run.mark)
     covered = since if start is None else min(start, since)
     run.store.set_watermark(conn, run.repo_id, f"{resource}:from", covered)
+    if resource == "issues" and run.reviews:
+        floor = run.store.watermark(run.repo_id, REVIEWS_FROM)
+        run.store.set_watermark(conn, run.repo_id, REVIEWS_FROM, min(floor or since, since))
+
+
+def ensure_history(
+    config: Config,
+    store: Store,
+    repo: str,
+    since: datetime,
+    *,
+    wait: bool = True,
+    progress: Progress | None = None,
+) -> SyncStats | None:
+    """The issues listing (issues and PRs, no reviews, no comments) back to ``since``, for the
+    trends' baseline; nothing when the store already reaches back that far."""
+    repo_id = store.repo_id(repo, create=False)
+    start = store.watermark(repo_id, "issues:from") if repo_id > 0 else None
+    if start is not None and start <= since:
+        return None
+    with make_client(config, wait=wait) as client:
+        return sync_repo(
+            store, client, repo, since, progress=progress, listings=("issues",), reviews=False
+        )
 
 
 def ensure_synced(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from random import Random
 
+from devdigest.sample._stories import MOTIVATIONS
+
 MODELS = (
     "Qwen3.5-397B-A17B",
     "Qwen3-Next-80B",
@@ -97,34 +99,6 @@ SYMPTOM = {
 }
 MILD = ("prints a confusing warning", "logs too much", "is slow to start", "reports odd metrics")
 
-PR_TEMPLATES = (
-    ("[Bugfix] Fix {component} when using {feature} with {model}", ["bug"]),
-    ("[Bugfix] Handle empty prompts in {component}", ["bug"]),
-    ("[Model] Add support for {model}", ["new-model"]),
-    ("[Model] Fix {model} weight loading with FP8 checkpoints", []),
-    ("[Perf] Speed up {component} for {feature}", ["performance"]),
-    ("[Kernel] Add {kernel} kernel tuned for {nvhw}", ["performance"]),
-    ("[CI] Split slow {feature} tests into a separate job", ["ci/build"]),
-    ("[CI/Build] Bump torch to 2.10 and refresh requirements", ["ci/build"]),
-    ("[Doc] Document {feature} configuration options", ["documentation"]),
-    ("[V1] Support {feature} in the V1 engine", ["v1"]),
-    ("[Core] Refactor {component} to reduce host overhead", []),
-    ("[Frontend] Add tool calling parser for {model}", ["frontend"]),
-    ("[Misc] Clean up unused imports in {component}", []),
-    ("[Spec Decode] Improve acceptance rate of EAGLE for {model}", ["speculative-decoding"]),
-    ("[Quantization] Add INT4 weight-only support for {model}", ["quantization"]),
-    ("[KV Connector] Fix NIXL handshake timeout in P/D disaggregation", ["kv-connector"]),
-    ("[TPU] Enable {feature} on TPU v6e", ["tpu"]),
-    ("[CPU] Fix {feature} on Arm CPUs", ["cpu"]),
-)
-AMD_PR_TEMPLATES = (
-    ("[ROCm] Enable {feature} on {amdhw}", ["rocm"]),
-    ("[Hardware][AMD] Add {kernel} kernel for {amdhw}", ["rocm"]),
-    ("[AITER] Use AITER {kernel} for {model} on {amdhw}", ["rocm", "performance"]),
-    ("[ROCm][Perf] Tune fused MoE configs for {model} on {amdhw}", ["rocm", "performance"]),
-    ("[ROCm][Bugfix] Fix HIP graph capture with {feature}", ["rocm", "bug"]),
-    ("[ROCm][Quantization] Support Quark FP8 checkpoints on gfx950", ["rocm", "quantization"]),
-)
 ISSUE_TEMPLATES = (
     ("[Bug]: {model} {severity} on {nvhw} with {feature}", ["bug"]),
     ("[Bug]: {model} {mild} when {feature} is enabled", ["bug"]),
@@ -152,6 +126,15 @@ ENV_BLOCK = (
     "```text\nCollecting environment information...\nPyTorch version: 2.9.0+cu128\n"
     "vLLM Version: 0.11.2\nGPU: 8x {hw}\nOS: Ubuntu 22.04.5 LTS (x86_64)\n```"
 )
+# The log line a bug report pastes for its symptom (none for symptoms without one).
+SYMPTOM_LOG = {
+    "crashes": "RuntimeError: CUDA error: device-side assert triggered",
+    "runs out of memory (OOM)": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+    "2.50 GiB",
+    "segfault": "Segmentation fault (core dumped)",
+    "illegal memory access": "RuntimeError: CUDA error: an illegal memory access was encountered",
+    "hangs": "TimeoutError: no output from the engine core for 600 s",
+}
 LOGS = (
     "RuntimeError: CUDA error: an illegal memory access was encountered",
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB",
@@ -162,45 +145,6 @@ LOGS = (
     "TimeoutError: NIXL handshake did not complete within 120 s",
 )
 
-COMMENT_GENERIC = (
-    "Thanks for the report. Can you share the full command line and the output of collect_env?",
-    "I can reproduce this on {hw} with {model}.",
-    "Same issue here with {model} on {hw}, it started after upgrading to the latest nightly.",
-    "This looks related to the recent change in {component}.",
-    "Could you try again with `--enforce-eager` to rule out CUDA graphs?",
-    "It works for me with `--max-model-len 32768`, so it may be a memory issue.",
-    "Any update on this? We are hitting it in production as well.",
-    "Closing as this was fixed on main; please reopen if you still see it.",
-    "I think this is expected: {feature} is not supported together with LoRA yet.",
-    "@{login} could you take a look? You touched this code recently.",
-)
-COMMENT_REVIEW = (
-    "LGTM",
-    "LGTM, thanks for the fix!",
-    "Can you share benchmark numbers?",
-    "I'm not sure we should add another environment variable for this.",
-    "This will conflict with the upcoming refactor of {component}.",
-    "Could you add a unit test that covers this path?",
-    "Please run the pre-commit hooks, the formatting check is failing.",
-    "Is this also needed for the ROCm backend?",
-    "nit: this helper could live next to the other utilities.",
-    "I'd rather keep the old behaviour behind a flag until the next release.",
-)
-COMMENT_AUTHOR = (
-    "Thanks for the review! I addressed the comments.",
-    "Benchmarks on {hw}: {bench}.",
-    "Good point, I moved the check into {component}.",
-    "Rebased on main, the failing test is unrelated (flaky {feature} test).",
-    "I ran the full test suite locally and it passes.",
-)
-COMMENT_DISAGREE = (
-    "I'm not sure we should change the default here; it affects every user of {feature}.",
-    "I disagree: the extra copy costs more than it saves on {hw}.",
-    "This will conflict with the upcoming refactor, can we wait for it to land?",
-    "Can you share benchmark numbers? I don't see why this would be faster.",
-    "I measured the opposite on {hw}: {bench}.",
-    "We discussed this in the last sync and agreed to keep the current API.",
-)
 REVIEW_INLINE = (
     "Can we avoid the extra allocation here?",
     "This branch is never taken when {feature} is disabled.",
@@ -363,18 +307,13 @@ def bench(rng: Random, hw: str, model: str) -> str:
     )
 
 
-def pr_body(rng: Random, title: str, fixes: int | None, amd: bool, topic: _Lazy) -> str:
+def pr_body(rng: Random, purpose: str, fixes: int | None, amd: bool, topic: _Lazy) -> str:
     hw = topic.get("hw") or rng.choice(AMD_HW if amd else NV_HW)
+    topic["hw"] = hw
     model = topic["model"]
-    parts = [
-        "## Purpose",
-        f"{_subject(title)}.",
-        template_for(topic, "The change is in {component} and matters when {feature} is on."),
-    ]
-    if amd:
-        parts.append(
-            f"It targets {rng.choice(AMD_KEYWORDS)} on {hw} and keeps the CUDA path as is."
-        )
+    parts = ["## Purpose", template_for(topic, purpose)]
+    if amd and rng.random() < 0.5:
+        parts.append(f"Tested with {rng.choice(AMD_KEYWORDS)} on {hw}; the CUDA path is unchanged.")
     if fixes:
         parts.append(f"Fixes #{fixes}")
     parts += ["", "## Test Plan", f"pytest tests/v1 -k {model.split()[0].lower()} on {hw}"]
@@ -406,12 +345,13 @@ def issue_body(rng: Random, title: str, bug: bool, amd: bool, topic: _Lazy) -> s
             template_for(topic, "When serving {model} with {feature} enabled on {hw}, the server ")
             + f"{SYMPTOM.get(symptom, symptom)}."
         )
-        if rng.random() < 0.6:
-            parts += ["```text", rng.choice(LOGS), "```"]
+        log = SYMPTOM_LOG.get(symptom)
+        if log and rng.random() < 0.7:
+            parts += ["```text", log.format(hw=hw), "```"]
         parts.append(template_for(topic, "It started after the latest change to {component}."))
     else:
         parts.append("### 🚀 The feature, motivation and pitch")
         parts.append(f"{_subject(title)}.")
         parts.append(template_for(topic, "We would like to use {feature} with {model} on {hw}."))
-        parts.append("This would make large deployments cheaper to run.")
+        parts.append(rng.choice(MOTIVATIONS))
     return "\n".join(parts)

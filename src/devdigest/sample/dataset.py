@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from random import Random
 
+from devdigest.sample import _stories as st
 from devdigest.sample import _text as tx
 from devdigest.sample.model import (
     BOT_LOGINS,
@@ -76,6 +77,8 @@ class _Gen:
         self.contributors = tx.make_logins(self.rng, 260)
         self.reporters = tx.make_logins(self.rng, 400, prefix="u-")
         self.first_timers: set[str] = set()
+        self.topics: dict[int, dict[str, str]] = {}  # item → its topic words, for its comments
+        self.said: dict[int, set[str]] = {}  # item → comment templates already used on it
 
     # ---- helpers ---------------------------------------------------------------------------
 
@@ -109,8 +112,9 @@ class _Gen:
     def new_item(self, created: datetime, is_pr: bool, amd: bool, old: bool = False) -> Item:
         rng = self.rng
         self.number += rng.choice((1, 1, 1, 2)) if not old else rng.randint(3, 40)
+        purpose = ""
         if is_pr:
-            template, labels = rng.choice(tx.AMD_PR_TEMPLATES if amd else tx.PR_TEMPLATES)
+            template, labels, purpose = rng.choice(st.AMD_PR_TEMPLATES if amd else st.PR_TEMPLATES)
         else:
             template, labels = rng.choice(tx.AMD_ISSUE_TEMPLATES if amd else tx.ISSUE_TEMPLATES)
         title, topic = tx.topic_title(rng, template)
@@ -123,7 +127,7 @@ class _Gen:
             fixes = (
                 rng.choice(self.open_issues) if self.open_issues and rng.random() < 0.2 else None
             )
-            body = tx.pr_body(rng, title, fixes, amd, topic)
+            body = tx.pr_body(rng, purpose, fixes, amd, topic)
             files = rng.sample(tx.PATHS, rng.randint(1, 4))
             item = Item(
                 self.number,
@@ -159,6 +163,7 @@ class _Gen:
             self.open_issues.append(item.number)
         item.id = 3_800_000_000 + item.number * 97
         item.reactions = self.reactions(hot=rng.random() < 0.1)
+        self.topics[item.number] = {k: v for k, v in topic.items() if k != "bench"}
         self.ds.items[item.number] = item
         return item
 
@@ -184,6 +189,14 @@ class _Gen:
         self.number = max(self.number, first)
 
     # ---- discussion objects ----------------------------------------------------------------
+
+    def say(self, item: Item, pool: tuple[str, ...], **extra: str) -> str:
+        """A template of ``pool`` not yet used on ``item``, filled with the item's own topic
+        words (others drawn at random)."""
+        used = self.said.setdefault(item.number, set())
+        template = self.rng.choice([t for t in pool if t not in used] or pool)
+        used.add(template)
+        return tx.fill(self.rng, template, **(self.topics.get(item.number, {}) | extra))
 
     def comment(self, item: Item, author: str, at: datetime, body: str, hot: bool = False) -> None:
         edited = (
@@ -223,7 +236,7 @@ class _Gen:
         parent = None
         for k in range(size):
             author = reviewer if k % 2 == 0 else (item.author or reviewer)
-            body = tx.fill(rng, rng.choice(tx.REVIEW_INLINE))
+            body = self.say(item, tx.REVIEW_INLINE)
             rc = ReviewComment(
                 0,
                 item.number,
@@ -250,9 +263,13 @@ class _Gen:
         times = sorted(self.when(lo, hi) for _ in range(count))
         for k, at in enumerate(times):
             author = people[k % len(people)]
-            pool = tx.COMMENT_DISAGREE if k % 3 == 1 else (tx.COMMENT_REVIEW + tx.COMMENT_GENERIC)
-            body = tx.fill(rng, rng.choice(pool), login=rng.choice(people))
-            if k == 2:
+            disagree = st.COMMENT_DISAGREE if item.is_pr else st.ISSUE_DISAGREE
+            talk = st.COMMENT_REVIEW if item.is_pr else ()
+            pool = disagree if k % 3 == 1 else (talk + st.COMMENT_GENERIC)
+            if author == item.author:
+                pool = st.COMMENT_AUTHOR if item.is_pr else st.COMMENT_REPORTER
+            body = self.say(item, pool, login=rng.choice(people))
+            if k == 2 and not item.is_pr:
                 body += "\n\n```text\n" + rng.choice(tx.LOGS) + "\n```"
             self.comment(item, author, at, body, hot=True)
         return count
@@ -261,15 +278,13 @@ class _Gen:
         rng = self.rng
         at = self.when(lo, hi)
         if item.is_pr:
-            pool = tx.COMMENT_AUTHOR if rng.random() < 0.4 else tx.COMMENT_REVIEW
-            author = item.author if pool is tx.COMMENT_AUTHOR and item.author else None
+            pool = st.COMMENT_AUTHOR if rng.random() < 0.4 else st.COMMENT_REVIEW
+            author = item.author if pool is st.COMMENT_AUTHOR and item.author else None
             author = author or rng.choice(self.maintainers + self.contributors[:80])
         else:
-            pool = tx.COMMENT_GENERIC
+            pool = st.COMMENT_GENERIC
             author = rng.choice(self.reporters[:150] + self.maintainers + self.contributors[:50])
-        self.comment(
-            item, author, at, tx.fill(rng, rng.choice(pool), login=rng.choice(self.maintainers))
-        )
+        self.comment(item, author, at, self.say(item, pool, login=rng.choice(self.maintainers)))
 
     # ---- one simulated day -----------------------------------------------------------------
 

@@ -206,6 +206,7 @@ class Dataset:
     """A repository's issues, pull requests and discussions with their history."""
 
     repo: str = "vllm-project/vllm"
+    web: str = "https://github.com"  # where html_url links point (the demo: a reserved host)
     items: dict[int, Item] = field(default_factory=dict)
     comments: list[Comment] = field(default_factory=list)
     review_comments: list[ReviewComment] = field(default_factory=list)
@@ -346,7 +347,7 @@ class Dataset:
 
     @property
     def html(self) -> str:
-        return f"https://github.com/{self.repo}"
+        return f"{self.web}/{self.repo}"
 
     def user_json(self, login: str | None, kind: str = "User") -> dict[str, Any] | None:
         if login is None:

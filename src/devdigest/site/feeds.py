@@ -142,7 +142,7 @@ def json_pages(layout: SiteLayout) -> Iterator[Page]:
                 "name": project.name,
                 "path": layout.project_path(project),
                 "feed": layout.project_path(project, "feed.xml"),
-                "github": github_url(project.repo),
+                "github": github_url(project),
                 "latest": project.dates[-1] if project.days else None,
             }
         )

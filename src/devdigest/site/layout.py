@@ -42,6 +42,7 @@ class ReportHead(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     repo: str
+    sample: bool = False
     project: str
     lang: str
     date: str
@@ -82,6 +83,11 @@ class Project:
     repo: str
     name: str
     days: dict[str, dict[str, ReportHead]] = field(default_factory=dict)
+
+    @property
+    def sample(self) -> bool:
+        """Generated sample data (the demo): no link to GitHub, a note saying so."""
+        return any(r.sample for reports in self.days.values() for r in reports.values())
 
     @property
     def key(self) -> str:

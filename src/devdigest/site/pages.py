@@ -80,8 +80,9 @@ def _common(path: str, lang: str) -> dict:
     }
 
 
-def github_url(repo: str) -> str:
-    return f"https://github.com/{repo}"
+def github_url(project: Project) -> str | None:
+    """The project on GitHub; none for sample data (its repository is fictional)."""
+    return None if project.sample else f"https://github.com/{project.repo}"
 
 
 def html_pages(layout: SiteLayout) -> Iterator[Page]:
@@ -103,7 +104,8 @@ def home_page(layout: SiteLayout) -> Page:
         row = {
             "name": project.name,
             "repo": project.repo,
-            "github": github_url(project.repo),
+            "github": github_url(project),
+            "sample": project.sample,
             "href": relative(HOME, layout.project_path(project)),
             "feed": relative(HOME, layout.project_path(project, "feed.xml")),
             "latest": None,
@@ -171,7 +173,8 @@ def project_page(layout: SiteLayout, project: Project) -> Page:
     ctx = _common(path, layout.lang) | {
         "name": project.name,
         "repo": project.repo,
-        "github": github_url(project.repo),
+        "github": github_url(project),
+        "sample": project.sample,
         "chart": project_chart(project, layout.lang),
         "series": list(SERIES),
         "rows": rows,
@@ -203,7 +206,8 @@ def day_pages(layout: SiteLayout, project: Project) -> Iterator[Page]:
                     "href": relative(path, layout.project_path(project)),
                 },
                 "back": s["back_project"].format(name=project.name),
-                "github": github_url(project.repo),
+                "github": github_url(project),
+                "sample": project.sample,
                 "prev": _neighbour(layout, project, path, prev_day, lang),
                 "next": _neighbour(layout, project, path, next_day, lang),
                 "alternates": [

@@ -295,12 +295,13 @@ class Store(SyncBookkeeping):
                     seen.update(r.author for r in rows)
         return seen
 
-    def earliest_activity(self, repo: str) -> datetime | None:
+    def earliest_activity(self, repo: str, listing: str = "%") -> datetime | None:
         """Where the stored history of ``repo`` begins.
 
         For a synced repo: the latest of the listings' coverage starts (``RESOURCE:from``, the
-        oldest ``since`` a completed sync used); old items updated later do not count. For a
-        store filled without syncing (sample data, imports): the oldest created item.
+        oldest ``since`` a completed sync used; ``listing="issues"``: the items' own, which is
+        all that trends need); old items updated later do not count. For a store filled
+        without syncing (sample data, imports): the oldest created item.
         """
         repo_id = self.repo_id(repo, create=False)
         s = t.sync_state.c
@@ -308,7 +309,7 @@ class Store(SyncBookkeeping):
             covered = c.execute(
                 sa.select(sa.func.max(s.watermark)).where(
                     s.repo_id == repo_id,
-                    s.resource.like("%:from"),
+                    s.resource.like(f"{listing}:from"),
                     # the state history: a store upgraded to it starts it later than its items
                     s.resource != "issue_events:from",
                 )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from devdigest.analysis.discussions import is_bare_approval as bare_approval
+
 LIMIT = 200
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -16,11 +18,6 @@ _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s*)?")
 _LOG_LINE = re.compile(
     r"^\s*(Traceback|File \"|\w+(Error|Exception|Warning):|\$ |>>>|at [\w.$]+\(|"
     r"(INFO|WARNING|ERROR|DEBUG)\b|\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\(\w+ pid=\d+\))"
-)
-_BARE_APPROVAL = re.compile(
-    r"^\s*(lgtm|\+1|👍|looks good( to me)?|ship it|approved?|sgtm)\b[\s!.,:;]*"
-    r"((thanks|thank you)[^.!?]{0,40})?[\s!.]*$",
-    re.I,
 )
 _THANKS_ONLY = re.compile(r"^\s*(thanks|thank you|ty)\b[^.!?]{0,60}[.!]*\s*$", re.I)
 _LOW_VALUE = re.compile(r"^\s*(nit\b|done\.?$|fixed\.?$|good catch|rebased|ping\b|bump\b)", re.I)
@@ -40,10 +37,8 @@ DISAGREEMENT = (
     "can we wait",
     "should not",
     "shouldn't",
-    "but ",
     "不同意",
     "担心",
-    "但是",
 )
 SKIP_SECTIONS = (
     "environment",
@@ -210,7 +205,7 @@ def _meaningful(sentence: str) -> bool:
 
 
 def is_bare_approval(text: str) -> bool:
-    return bool(_BARE_APPROVAL.match(squash(plain(text))))
+    return bare_approval(plain(text))
 
 
 def has_disagreement(text: str) -> bool:
@@ -220,7 +215,7 @@ def has_disagreement(text: str) -> bool:
 
 def score_sentence(sentence: str) -> float:
     """How much a sentence says about its writer's position (higher is better)."""
-    if _BARE_APPROVAL.match(sentence) or _THANKS_ONLY.match(sentence):
+    if bare_approval(sentence) or _THANKS_ONLY.match(sentence):
         return -1.0
     score = min(len(sentence), 160) / 160
     if len(re.findall(r"[A-Za-z\u4e00-\u9fff]+", sentence)) < 4:

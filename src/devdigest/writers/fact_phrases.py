@@ -98,7 +98,9 @@ ZH: dict[str, str] = {
     "watch_repro": "附有复现步骤或命令。",
     "watch_talk": "本窗口内{participants}位参与者发表{comments}条评论。",
     "watch_reactions": "获得{reactions}个表态。",
-    "watch_no_reply": "目前所有评论均已同步，其中没有维护者的回复。",
+    "watch_no_reply_1": "目前所有评论均已同步，其中没有维护者的回复。",
+    "watch_no_reply_2": "已同步的全部评论中尚无维护者回应。",
+    "watch_no_reply_3": "维护者尚未回复（评论已全部同步）。",
     "watch_no_comments": "目前还没有任何评论。",
 }
 
@@ -150,7 +152,9 @@ EN: dict[str, str] = {
     "watch_repro": "Comes with reproduction steps or a command.",
     "watch_talk": "{comments} comments from {participants} participants in this window.",
     "watch_reactions": "{reactions} reactions.",
-    "watch_no_reply": "All its comments are synced and none is from a maintainer.",
+    "watch_no_reply_1": "All its comments are synced and none is from a maintainer.",
+    "watch_no_reply_2": "No maintainer has answered yet (every comment is synced).",
+    "watch_no_reply_3": "None of its synced comments comes from a maintainer.",
     "watch_no_comments": "Nobody has commented yet.",
 }
 

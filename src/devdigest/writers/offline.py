@@ -21,14 +21,16 @@ from devdigest.models import (
 )
 from devdigest.writers.common import Context, item_link, short_title
 from devdigest.writers.continuity import history_from, write_markers
-from devdigest.writers.extract import first_sentence
+from devdigest.writers.describe import describe
+from devdigest.writers.extract import first_sentence, trim
 from devdigest.writers.fact_phrases import symptom_name
 from devdigest.writers.phrases import PHRASES, join_list, phrase
 from devdigest.writers.readings import change_brief, write_key_changes, write_watch
-from devdigest.writers.threads import write_discussions
+from devdigest.writers.threads import item_kind, write_discussion_notes, write_discussions
 
 LANGS = ("zh", "en")
 MAX_SUMMARY = 5
+QUOTE = 120  # characters of a body sentence quoted as evidence
 FOCUS_LISTED = 10  # entries described per focus list; the rest are listed by number
 RISE = 2.0  # a topic rises or falls when it moves by at least this many items and by half
 
@@ -49,6 +51,7 @@ def write_offline(analysis: WindowAnalysis, lang: str, *, now: datetime) -> Dail
         summary=write_summary(ctx),
         focus_areas=[write_focus(ctx, f) for f in analysis.focus],
         hot_discussions=write_discussions(ctx),
+        discussion_notes=write_discussion_notes(ctx),
         topics=write_topics(ctx),
         trend_notes=write_trend_notes(ctx),
         key_changes=write_key_changes(ctx),
@@ -177,11 +180,11 @@ def write_focus(ctx: Context, focus: FocusResult) -> FocusSection:
 
 def _focus_entry(ctx: Context, match: FocusMatch) -> FocusEntry:
     item = match.item
-    kind = phrase(ctx.lang, "kind_pr" if item.is_pr else "kind_issue")
-    sentence = first_sentence(item.body, item.title)
-    if sentence:
-        about = phrase(ctx.lang, "about_body", kind=kind, sentence=sentence)
+    if item.body.strip():
+        quote = first_sentence(item.body, item.title)
+        about = describe(ctx, item, item_kind(ctx, item), quote and trim(quote, QUOTE))
     else:
+        kind = phrase(ctx.lang, "kind_pr" if item.is_pr else "kind_issue")
         about = phrase(ctx.lang, "about_title", kind=kind, title=short_title(item.title))
     return FocusEntry(
         item=item_link(item),
@@ -227,7 +230,10 @@ def write_topics(ctx: Context) -> list[Topic]:
 
 def write_trend_notes(ctx: Context) -> list[Statement]:
     a, lang = ctx.analysis, ctx.lang
-    out = []
+    if a.history_days:
+        out = [ctx.statement(phrase(lang, "trend_baseline", days=a.history_days))]
+    else:
+        out = [ctx.statement(phrase(lang, "trend_counts"))]
     ranked = sorted((t for t in a.topics if t.count), key=lambda t: (-t.count, t.rule.name))
     if ranked:
         top = ranked[0]
@@ -240,7 +246,6 @@ def write_trend_notes(ctx: Context) -> list[Statement]:
         out.append(ctx.statement(phrase(lang, "no_topics")))
     if a.history_days == 0:
         return [*out, ctx.statement(phrase(lang, "trend_no_history"))]
-    out.append(ctx.statement(phrase(lang, "trend_baseline", days=a.history_days)))
     rising, falling = _movers(ctx)
     if rising:
         out.append(ctx.statement(phrase(lang, "trend_rising", items=join_list(lang, rising))))
@@ -259,8 +264,11 @@ def _movers(ctx: Context) -> tuple[list[str], list[str]]:
         prev, delta = t.previous_avg or 0.0, t.delta or 0.0
         if abs(delta) < max(RISE, 0.5 * prev):
             continue
+        refs = join_list(ctx.lang, [f"#{n}" for n in sorted(t.numbers)[-2:]])
+        examples = phrase(ctx.lang, "trend_examples", refs=refs) if refs else ""
+        name = t.rule.display(ctx.lang)
         text = phrase(
-            ctx.lang, "trend_item", name=t.rule.display(ctx.lang), count=t.count, avg=f"{prev:.1f}"
+            ctx.lang, "trend_item", name=name, count=t.count, avg=f"{prev:.1f}", examples=examples
         )
         (rising if delta > 0 else falling).append(text)
     return rising[:3], falling[:3]
@@ -284,8 +292,9 @@ def write_activity_notes(ctx: Context) -> list[Statement]:
         key = f"basis_{act.first_time_basis}"
         basis = phrase(lang, key) if key in PHRASES[lang] else ""
         out.append(ctx.statement(phrase(lang, "act_first", n=len(names), names=shown, basis=basis)))
-    if act.top_reviewers:
-        names = [phrase(lang, "act_reviewer", login=login, n=n) for login, n in act.top_reviewers]
+    ranked = [(login, n) for login, n in act.top_reviewers if n > 1]  # ones are no ranking
+    if ranked:
+        names = [phrase(lang, "act_reviewer", login=login, n=n) for login, n in ranked]
         out.append(ctx.statement(phrase(lang, "act_reviewers", names=join_list(lang, names[:5]))))
     if act.median_hours_to_merge is not None and act.merges_measured:
         out.append(

@@ -26,13 +26,32 @@ ZH: dict[str, str] = {
     "summary_watch": "另有 {count} 个 Issue 带有{signals}等严重信号，值得跟进。",
     "ref_title": "#{number}（{title}）",
     # focus
-    "focus_overview": "本窗口内有 {issues} 个 Issue 和 {prs} 个 PR 与{name}相关{detail}。",
+    "focus_overview": (
+        "本窗口内有动态（新建、关闭、合并或有讨论）且与{name}相关的共有 {issues} 个 Issue 和 "
+        "{prs} 个 PR{detail}。"
+    ),
     "focus_detail": "（{parts}）",
     "focus_part_merged": "{n} 个 PR 已合并",
     "focus_part_closed": "{n} 个 Issue 已关闭",
     "focus_part_open": "{n} 个 PR 仍在评审中",
     "focus_empty": "本窗口内没有与{name}相关的 Issue 或 PR。",
-    "about_body": "{kind}正文要点：“{sentence}”",
+    "desc": "{kind}：{parts}。",
+    "desc_bare": "{kind}。",
+    "desc_join": "；",
+    "desc_opened_new": "本窗口内新开的{kind}",
+    "desc_opened": "此前开启的{kind}",
+    "desc_kind_bug": "问题报告",
+    "desc_kind_proposal": "功能提议",
+    "desc_kind_question": "使用求助",
+    "desc_kind_pr": "代码变更",
+    "desc_kind_pr_cat": "{names}方面的变更",
+    "desc_symptoms": "症状为{names}",
+    "desc_breadth": "涉及 {names}",
+    "desc_errors": "日志中有 {names}",
+    "desc_linked": "关联 {refs}",
+    "desc_test_plan": "附测试计划",
+    "desc_test_result": "附测试结果",
+    "desc_quote": "正文称“{text}”",
     "about_title": "{kind}标题即其内容：{title}。",
     "kind_issue": "该 Issue ",
     "kind_pr": "该 PR ",
@@ -42,12 +61,13 @@ ZH: dict[str, str] = {
     "reason_author": "作者名单 {value}",
     "reason_path": "改动路径 {value}",
     # hot discussions
-    "core_pr": "是否以及如何合并“{title}”：{sentence}",
-    "core_bug": "“{title}”的原因与修复方法：{sentence}",
-    "core_proposal": "是否采纳“{title}”这一提议：{sentence}",
-    "core_question": "如何解决“{title}”中提出的使用问题：{sentence}",
-    "core_sentence": "正文称“{text}”",
-    "core_no_body": "正文未给出更多说明。",
+    "core_pr": "是否以及如何合并“{title}”{sentence}",
+    "core_bug": "“{title}”的原因与修复方法{sentence}",
+    "core_proposal": "是否采纳“{title}”这一提议{sentence}",
+    "core_question": "如何解决“{title}”中提出的使用问题{sentence}",
+    "core_sentence": "：正文称“{text}”",
+    "core_facts": "：正文{facts}。",
+    "core_no_body": "：正文为空。",
     "role_author": "作者",
     "role_reviewer": "评审者",
     "role_maintainer": "维护者",
@@ -65,12 +85,10 @@ ZH: dict[str, str] = {
     "contention_reviews": "评审意见分歧：{blockers} 要求修改，而 {approvers} 已批准。",
     "contention_blocked": "{blockers} 要求修改，目前尚无人批准。",
     "contention_concern": "{who} 对当前方案表示保留：“{text}”",
-    "contention_open_question": "尚有待回答的问题：{who} 问“{text}”",
-    "contention_none": "没有公开分歧；讨论以{mode}为主。",
-    "mode_review": "代码评审与修改跟进",
-    "mode_debug": "复现与排查",
-    "mode_qa": "问答与补充信息",
-    "mode_proposal": "对提议细节的补充",
+    "no_hot_discussion": (
+        "本窗口内没有形成热烈讨论（至少两人发表文字意见的讨论串）；评论最多的是{threads}。"
+    ),
+    "busy_thread": "#{number}（{comments} 条评论）",
     "status_merged": "已于 {when} 合并。",
     "status_closed_pr": "已于 {when} 关闭，未合并。",
     "status_closed_issue": "已于 {when} 关闭{reason}。",
@@ -88,11 +106,16 @@ ZH: dict[str, str] = {
     "trend_no_history": (
         "数据库中没有此前几天的数据，暂无法判断趋势；同步更早的历史后，这里会显示各话题的升降。"
     ),
-    "trend_baseline": "以下对比基于此前 {days} 天的日均数量。",
+    "trend_baseline": (
+        "话题表统计本窗口内新建的 Issue 与 PR（一项可属多个话题），"
+        "末列为与此前 {days} 天日均新建数量之差。"
+    ),
     "trend_rising": "明显上升的话题：{items}。",
     "trend_falling": "有所回落的话题：{items}。",
     "trend_steady": "各话题的数量与此前日均大致持平，没有明显的升降。",
-    "trend_item": "{name}（今日 {count} 项，此前日均 {avg}）",
+    "trend_counts": "话题表统计本窗口内新建的 Issue 与 PR（一项可属多个话题）。",
+    "trend_item": "{name}（今日 {count} 项，此前日均 {avg}{examples}）",
+    "trend_examples": "，如 {refs}",
     "trend_top": "数量最多的话题是{name}，共 {count} 项，例如 {examples}。",
     "no_topics": "本窗口内的 Issue 与 PR 都没有归入任何话题分类。",
     # key changes
@@ -161,14 +184,31 @@ EN: dict[str, str] = {
     ),
     "ref_title": "#{number} ({title})",
     "focus_overview": (
-        "{issues} issues and {prs} pull requests in this window relate to {name}{detail}."
+        "{issues} issues and {prs} pull requests with activity in this window (opened, closed, "
+        "merged or discussed) relate to {name}{detail}."
     ),
     "focus_detail": " ({parts})",
     "focus_part_merged": "{n} PRs merged",
     "focus_part_closed": "{n} issues closed",
     "focus_part_open": "{n} PRs still in review",
     "focus_empty": "No issue or pull request in this window relates to {name}.",
-    "about_body": "{kind}says: “{sentence}”",
+    "desc": "{kind}: {parts}.",
+    "desc_bare": "{kind}.",
+    "desc_join": "; ",
+    "desc_opened_new": "{kind} opened in this window",
+    "desc_opened": "{kind} opened earlier",
+    "desc_kind_bug": "Problem report",
+    "desc_kind_proposal": "Proposal",
+    "desc_kind_question": "Question",
+    "desc_kind_pr": "Change",
+    "desc_kind_pr_cat": "{names} change",
+    "desc_symptoms": "symptoms: {names}",
+    "desc_breadth": "names {names}",
+    "desc_errors": "the log shows {names}",
+    "desc_linked": "linked to {refs}",
+    "desc_test_plan": "has a test plan",
+    "desc_test_result": "has test results",
+    "desc_quote": "the body says “{text}”",
     "about_title": "{kind}is described by its title only: {title}.",
     "kind_issue": "The issue ",
     "kind_pr": "The PR ",
@@ -177,12 +217,13 @@ EN: dict[str, str] = {
     "reason_keyword": "keyword {value}",
     "reason_author": "author list {value}",
     "reason_path": "changed path {value}",
-    "core_pr": "Whether and how to merge “{title}”: {sentence}",
-    "core_bug": "What causes “{title}” and how to fix it: {sentence}",
-    "core_proposal": "Whether to adopt the proposal “{title}”: {sentence}",
-    "core_question": "How to solve the usage question “{title}”: {sentence}",
-    "core_sentence": "the body says “{text}”",
-    "core_no_body": "the body gives no further detail.",
+    "core_pr": "Whether and how to merge “{title}”{sentence}",
+    "core_bug": "What causes “{title}” and how to fix it{sentence}",
+    "core_proposal": "Whether to adopt the proposal “{title}”{sentence}",
+    "core_question": "How to solve the usage question “{title}”{sentence}",
+    "core_sentence": ": the body says “{text}”",
+    "core_facts": ": the body {facts}.",
+    "core_no_body": ": the body is empty.",
     "role_author": "author",
     "role_reviewer": "reviewer",
     "role_maintainer": "maintainer",
@@ -202,12 +243,11 @@ EN: dict[str, str] = {
     ),
     "contention_blocked": "{blockers} requested changes and nobody has approved yet.",
     "contention_concern": "{who} has reservations about the current approach: “{text}”",
-    "contention_open_question": "An open question remains: {who} asked “{text}”",
-    "contention_none": "No open disagreement; the thread is mostly {mode}.",
-    "mode_review": "code review and follow-up changes",
-    "mode_debug": "reproduction and debugging",
-    "mode_qa": "questions and additional details",
-    "mode_proposal": "refining the proposal",
+    "no_hot_discussion": (
+        "No thread in this window drew a heated discussion (two or more people writing); the "
+        "most-commented were {threads}."
+    ),
+    "busy_thread": "#{number} ({comments} comments)",
     "status_merged": "Merged on {when}.",
     "status_closed_pr": "Closed without merging on {when}.",
     "status_closed_issue": "Closed on {when}{reason}.",
@@ -227,13 +267,22 @@ EN: dict[str, str] = {
         "There is no data for earlier days in the store, so trends cannot be judged yet; once "
         "more history is synced, rising and falling topics will show here."
     ),
-    "trend_baseline": "Comparisons are against the daily average of the previous {days} days.",
+    "trend_baseline": (
+        "The topic table counts the issues and pull requests opened in this window (an item "
+        "can fall into several topics); the last column compares with the daily average of "
+        "the previous {days} days."
+    ),
     "trend_rising": "Rising: {items}.",
     "trend_falling": "Falling: {items}.",
     "trend_steady": (
         "Every topic is close to its recent daily average; nothing rose or fell markedly."
     ),
-    "trend_item": "{name} ({count} today vs {avg} per day before)",
+    "trend_counts": (
+        "The topic table counts the issues and pull requests opened in this window (an item "
+        "can fall into several topics)."
+    ),
+    "trend_item": "{name} ({count} today vs {avg} per day before{examples})",
+    "trend_examples": ", e.g. {refs}",
     "trend_top": "The largest topic was {name} with {count} items, for example {examples}.",
     "no_topics": "No issue or pull request in this window falls into a topic category.",
     "tech_body": "{title}. The description reads: “{sentences}”",

@@ -248,7 +248,10 @@ def why(ctx: Context, watch: WatchCandidate, facts: ItemFacts, shapes: Shapes) -
     if watch.reactions:
         out.append(_p(lang, "watch_reactions", reactions=watch.reactions))
     if _no_maintainer_reply(watch):
-        out.append(_p(lang, "watch_no_reply" if watch.item.comments else "watch_no_comments"))
+        if watch.item.comments:
+            out.append(shapes.say("watch_no_reply"))
+        else:
+            out.append(_p(lang, "watch_no_comments"))
     return out
 
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from devdigest.analysis.classify import title_tags
 from devdigest.analysis.types import Thread
-from devdigest.models import CommentRecord, HotDiscussion, ItemRecord, Viewpoint
+from devdigest.models import CommentRecord, HotDiscussion, ItemRecord, Statement, Viewpoint
 from devdigest.writers.common import Context, is_maintainer, item_link, short_title
+from devdigest.writers.describe import stated_facts
 from devdigest.writers.extract import (
     best_sentences,
     first_sentence,
     has_disagreement,
     is_bare_approval,
+    plain,
     sentences_of,
     trim,
 )
@@ -26,6 +28,19 @@ _DECISIVE = ("APPROVED", "CHANGES_REQUESTED", "DISMISSED")
 
 def write_discussions(ctx: Context) -> list[HotDiscussion]:
     return [_discussion(ctx, t) for t in ctx.analysis.discussions[:MAX_DISCUSSIONS]]
+
+
+def write_discussion_notes(ctx: Context) -> list[Statement]:
+    """When no thread qualifies: one line saying so, naming the most-commented threads."""
+    busiest = ctx.analysis.busiest
+    if ctx.analysis.discussions or not busiest:
+        return []
+    named = [
+        phrase(ctx.lang, "busy_thread", number=t.item.number, comments=len(t.comments))
+        for t in busiest
+    ]
+    text = phrase(ctx.lang, "no_hot_discussion", threads=join_list(ctx.lang, named))
+    return [ctx.statement(text, [t.item.number for t in busiest])]
 
 
 def _discussion(ctx: Context, thread: Thread) -> HotDiscussion:
@@ -57,12 +72,19 @@ def item_kind(ctx: Context, item: ItemRecord) -> str:
 
 
 def core_question(ctx: Context, item: ItemRecord) -> str:
+    """The thread's question, with what the body states (zh: in Chinese, quoting only when
+    nothing else can be read)."""
+    lang = ctx.lang
     sentence = first_sentence(item.body, item.title)
-    detail = (
-        phrase(ctx.lang, "core_sentence", text=sentence)
-        if sentence
-        else phrase(ctx.lang, "core_no_body")
-    )
+    facts = stated_facts(ctx, item) if lang == "zh" else []
+    if not item.body.strip():
+        detail = phrase(lang, "core_no_body")
+    elif facts:
+        detail = phrase(lang, "core_facts", facts=phrase(lang, "desc_join").join(facts))
+    elif sentence:
+        detail = phrase(lang, "core_sentence", text=sentence)
+    else:
+        detail = ""
     key = {"pr": "core_pr", "bug": "core_bug", "proposal": "core_proposal"}.get(
         item_kind(ctx, item), "core_question"
     )
@@ -113,7 +135,7 @@ def position(ctx: Context, item: ItemRecord, role: str, comments: list[CommentRe
     lang = ctx.lang
     state = _last_review_state(comments)
     bodies = [c.body for c in comments if c.body.strip() and not is_bare_approval(c.body)]
-    text = best_sentences(bodies)
+    text = best_sentences(bodies) or (trim(plain(bodies[0])) if bodies else None)
     text = ctx.polish(text) if text else None
     if state == "CHANGES_REQUESTED":
         return phrase(lang, "pos_changes", text=text) if text else phrase(lang, "pos_changes_only")
@@ -155,13 +177,7 @@ def contention(ctx: Context, thread: Thread) -> str:
     concern = _marked_sentence(others, has_disagreement)
     if concern:
         return phrase(lang, "contention_concern", who=concern[0], text=concern[1])
-    question = _open_question(thread, others)
-    if question:
-        return phrase(lang, "contention_open_question", who=question[0], text=question[1])
-    mode = {"pr": "mode_review", "bug": "mode_debug", "proposal": "mode_proposal"}.get(
-        item_kind(ctx, thread.item), "mode_qa"
-    )
-    return phrase(lang, "contention_none", mode=phrase(lang, mode))
+    return ""  # no disagreement found in the text: nothing to report
 
 
 def _marked_sentence(comments: list[CommentRecord], test) -> tuple[str, str] | None:
@@ -171,18 +187,6 @@ def _marked_sentence(comments: list[CommentRecord], test) -> tuple[str, str] | N
             if test(sentence) and (best is None or len(sentence) > best[0]):
                 best = (len(sentence), comment.author, sentence)
     return (best[1], trim(best[2])) if best else None
-
-
-def _open_question(thread: Thread, others: list[CommentRecord]) -> tuple[str, str] | None:
-    """The last question from someone else that the author has not answered since."""
-    author_times = [c.created_at for c in thread.comments if c.author == thread.item.author]
-    for comment in reversed(others):
-        if author_times and max(author_times) > comment.created_at:
-            return None
-        questions = [s for s in sentences_of(comment.body) if s.endswith("?") and len(s) > 15]
-        if questions:
-            return comment.author, trim(questions[-1])
-    return None
 
 
 def status(ctx: Context, thread: Thread) -> str:
