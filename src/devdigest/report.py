@@ -41,6 +41,7 @@ class ReportRun:
     reports: list[DailyReport]
     analysis: WindowAnalysis
     sync: SyncStats | None = None
+    writer_note: str | None = None  # the LLM's output mode, or why the run wrote offline
 
 
 def languages(choice: str) -> list[str]:
@@ -86,7 +87,7 @@ def generate_reports(
     progress: Progress | None = None,
 ) -> ReportRun:
     """Sync (unless ``no_sync``), analyse once, write one report per language, store them."""
-    check_writer(config, config.project(repo), writer)  # fail before any sync or analysis
+    choice = check_writer(config, config.project(repo), writer, store)  # before any sync
     timings: dict[str, float] = {}
     started = time.perf_counter()
     stats = sync_for(config, store, repo, window, no_sync=no_sync, progress=progress)
@@ -101,12 +102,14 @@ def generate_reports(
     reports = []
     for lang in langs:
         started = time.perf_counter()
-        report = write_report(analysis, lang, writer=writer, config=config, store=store, now=clock)
+        report = write_report(
+            analysis, lang, writer=choice.writer, config=config, store=store, now=clock
+        )
         spent = timings | {"write": time.perf_counter() - started} | report.provenance.timings
         report.provenance.timings = {stage: round(s, 4) for stage, s in spent.items()}
         store.save_report(report)
         reports.append(report)
-    return ReportRun(reports=reports, analysis=analysis, sync=stats)
+    return ReportRun(reports=reports, analysis=analysis, sync=stats, writer_note=choice.note)
 
 
 def report_path(out: str | Path, report: DailyReport, suffix: str) -> Path:

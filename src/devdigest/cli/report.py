@@ -19,6 +19,7 @@ from devdigest.cli.sync import (
 from devdigest.github.sync import current_time
 from devdigest.report import (
     DEMO_TZ,
+    ReportRun,
     generate_reports,
     languages,
     sample_window,
@@ -26,7 +27,7 @@ from devdigest.report import (
     write_files,
 )
 from devdigest.store import open_store
-from devdigest.writers import WRITERS
+from devdigest.writers import WRITERS, fallback_note
 
 LANG_CHOICES = click.Choice(["zh", "en", "both"])
 
@@ -83,6 +84,7 @@ def report_cmd(
         for report in run.reports:
             for path in write_files(report, out or config.out):
                 click.echo(str(path))
+        echo_writer_notes(run)
 
 
 @click.command("demo")
@@ -115,6 +117,15 @@ def demo_cmd(app, lang: str, out: str | None, seed: int, writer: str) -> None:
             for report in run.reports:
                 for path in write_files(report, out or config.out):
                     click.echo(str(path))
+            echo_writer_notes(run)
+
+
+def echo_writer_notes(run: ReportRun) -> None:
+    """The LLM's output mode (or why the run wrote offline), then any report that is mostly
+    offline text although an LLM wrote it: one line each, on stderr."""
+    notes = [run.writer_note, *map(fallback_note, run.reports)]
+    for note in filter(None, notes):
+        click.echo(f"note: {note}", err=True)
 
 
 def register(cli: click.Group) -> None:

@@ -151,6 +151,16 @@ llm_cache = sa.Table(
     sa.Column("created_at", UTCDateTime, nullable=False),
 )
 
+llm_capabilities = sa.Table(
+    "llm_capabilities",  # the output mode a probe chose per (endpoint, model)
+    metadata,
+    sa.Column("base_url", sa.String(500), primary_key=True),
+    sa.Column("model", sa.String(200), primary_key=True),
+    sa.Column("mode", sa.String(20), nullable=False),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("probed_at", UTCDateTime, nullable=False),
+)
+
 schema_migrations = sa.Table(
     "schema_migrations",
     metadata,
@@ -179,10 +189,15 @@ def _lookup_indexes(conn: Connection) -> None:
                 index.create(conn, checkfirst=True)
 
 
+def _llm_capabilities(conn: Connection) -> None:
+    llm_capabilities.create(conn, checkfirst=True)
+
+
 # Ordered, named steps; append new ones, never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_initial", _initial),
     ("0002_lookup_indexes", _lookup_indexes),
+    ("0005_llm_capabilities", _llm_capabilities),
 ]
 
 
