@@ -12,6 +12,7 @@ from devdigest.cli import main
 from devdigest.models import DailyReport
 from devdigest.store import open_store
 from devdigest.writers.llm import write_llm
+from devdigest.writers.llm_modes import judge
 from tests.fakes.openai_server import PROFILES, FakeOpenAI, Scripted
 from tests.llm_case import (
     CONFIG,
@@ -171,3 +172,19 @@ def test_a_mostly_failed_llm_run_says_so_in_one_line_at_the_end(cli_env, monkeyp
         f"note: the en report is mostly offline text: {failed} of {total} LLM sections fell "
         "back (listed in its provenance)"
     )
+
+
+@pytest.mark.parametrize(
+    ("mode", "content", "verdict"),
+    [
+        ("json_schema", '{"probe": "ok"}', None),
+        ("json_schema", '{"answer": "ok"}', "ignored (the reply did not follow the schema)"),
+        ("json_schema", 'Sure! {"probe": "ok"}', "ignored (the reply was not bare JSON)"),
+        ("json_object", '{"anything": 1}', None),
+        ("json_object", "[1, 2]", "ignored (the reply was not a JSON object)"),
+        ("json_object", '```json\n{"probe": "ok"}\n```', "ignored (the reply was not bare JSON)"),
+        ("text", "no JSON at all", None),
+    ],
+)
+def test_probe_verdicts(mode, content, verdict):
+    assert judge(mode, content) == verdict
