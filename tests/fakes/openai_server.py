@@ -40,7 +40,11 @@ class Profile:
 PROFILES = {
     "openai": Profile("enforce", "enforce", json_word=True),
     "vllm": Profile("enforce", "enforce", flat_errors=True),
-    "llamacpp": Profile("reject 500 Internal Server Error", "enforce"),
+    "llamacpp": Profile(  # llama-cpp-python's server: a pydantic error, as HTTP 500
+        "reject 500 1 validation error for CreateChatCompletionRequest\nresponse_format.type\n"
+        "  Input should be 'text' or 'json_object'",
+        "enforce",
+    ),
     "ollama": Profile("ignore", "enforce"),
     "deepseek": Profile(
         "reject 400 This response_format type is unavailable now", "enforce", json_word=True

@@ -334,5 +334,5 @@ def _msg(exc: Exception) -> str:
     if isinstance(body, dict):
         inner = body.get("error", body)
         if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])[:200]
+            return " ".join(str(inner["message"]).split())[:200]  # one line, whatever the server
     return str(exc).splitlines()[0][:200]
