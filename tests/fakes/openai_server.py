@@ -40,9 +40,9 @@ class Profile:
 PROFILES = {
     "openai": Profile("enforce", "enforce", json_word=True),
     "vllm": Profile("enforce", "enforce", flat_errors=True),
-    "llamacpp": Profile(  # llama-cpp-python's server: a pydantic error, as HTTP 500
-        "reject 500 1 validation error for CreateChatCompletionRequest\nresponse_format.type\n"
-        "  Input should be 'text' or 'json_object'",
+    "llamacpp": Profile(  # llama-cpp-python 0.3.36's server: a validation error, as HTTP 500
+        "reject 500 1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+        "'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\"}",
         "enforce",
     ),
     "ollama": Profile("ignore", "enforce"),
