@@ -294,27 +294,10 @@ _STATE_WORDS = {
     "reverted": r"\breverted\b|已(?:经)?(?:被)?回[滚退]|被回[滚退]|回[滚退]了|被撤[销回]",
 }
 _STATE = re.compile("|".join(f"(?P<{k}>{v})" for k, v in _STATE_WORDS.items()), re.IGNORECASE)
-_HEDGES = frozenset(
-    [
-        "not",
-        "never",
-        "be",
-        "once",
-        "if",
-        "when",
-        "until",
-        "before",
-        "unless",
-        "whether",
-        "awaiting",
-        "pending",
-        "waiting",
-        "ready",
-        "need",
-        "needs",
-        "yet",
-        "to",
-    ]
+_HEDGE_EN = re.compile(  # a hedge among the three words before the state word
+    r"\b(?:not|never|be|once|if|when|until|before|unless|whether|awaiting|pending|waiting"
+    r"|ready|needs?|yet|to|\w+n't)\s+(?:[\w'#]+\s+){0,2}$",
+    re.IGNORECASE,
 )
 _HEDGE_ZH = re.compile(r"[将待未要会可能应若需]\s*$")
 _SENTENCE = re.compile(r"[。！？!?;；\n]|\.(?:\s|$)")
@@ -341,10 +324,7 @@ def _claim_true(kind: str, state: ItemState) -> bool:
 def _hedged(sentence: str, start: int) -> bool:
     """ "should be merged", "once merged", "待合并": not a claim that it happened."""
     before = sentence[:start]
-    words = re.findall(r"[A-Za-z']+", before)[-3:]
-    return _HEDGE_ZH.search(before) is not None or any(
-        w.lower() in _HEDGES or w.lower().endswith("n't") for w in words
-    )
+    return bool(_HEDGE_ZH.search(before) or _HEDGE_EN.search(before))
 
 
 def _claim_subject(sentence: str, match: re.Match[str], kind: str, ctx: GuardContext) -> int | None:
