@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 from devdigest.analysis import compute_window_analysis
 from devdigest.analysis.types import WindowAnalysis
 from devdigest.config import LLMSettings, load_config
-from devdigest.models import CommentRecord, ItemRecord
+from devdigest.models import CommentRecord, DailyReport, ItemRecord
 from devdigest.store import Store, open_store
+from devdigest.writers.grounding import check_refs
+from devdigest.writers.llm_data import Facts
+from devdigest.writers.offline import write_offline
 from tests.helpers import (
     REPO,
     at,
@@ -128,3 +133,33 @@ def case_analysis(tmp_path: Path, store: Store) -> WindowAnalysis:
 
 def settings(url: str, **kw: object) -> LLMSettings:
     return LLMSettings(base_url=url, api_key="test-key", model="fake-model", **kw)  # type: ignore[arg-type]
+
+
+def narrative_text(report: DailyReport) -> str:
+    """Every field the LLM may write, as one text."""
+    fields = {
+        "summary",
+        "hot_discussions",
+        "key_changes",
+        "watch",
+        "trend_notes",
+        "activity_notes",
+        "focus_areas",
+    }
+    return json.dumps(report.model_dump(mode="json", include=fields), ensure_ascii=False)
+
+
+def assert_complete_and_grounded(report: DailyReport, analysis: WindowAnalysis) -> None:
+    """Whatever the model wrote: the offline report's counts, appendix and sections, every
+    ``#N`` an item of the window (or linked from one), no @-ping."""
+    offline = write_offline(analysis, report.lang, now=NOW)
+    assert report.counts == offline.counts and report.appendix == offline.appendix
+    for name in ("hot_discussions", "key_changes", "watch", "focus_areas"):
+        assert len(getattr(report, name)) == len(getattr(offline, name))
+    assert report.summary and report.trend_notes and report.activity_notes
+    assert all(d.core_question and d.status for d in report.hot_discussions)
+    assert all(c.technical and c.impact for c in report.key_changes)
+    assert all(w.why for w in report.watch)
+    text = narrative_text(report)
+    assert not check_refs(text, [], Facts.of(analysis).known_refs)
+    assert not re.search(r"(?<![\w`])@\w", text)

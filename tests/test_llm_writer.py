@@ -177,17 +177,6 @@ def test_persistent_500_falls_back_for_that_section_only(case, fake_openai):
     assert report.trend_notes[0].text.endswith("items today.")
 
 
-def test_json_schema_rejected_falls_back_to_json_mode_for_the_run(case):
-    with FakeOpenAI(json_schema=False) as fake:
-        report = run(case, fake, max_concurrency=1)
-        rejected = [e for e in fake.chat_calls() if e.status == 400]
-        ok = [e for e in fake.chat_calls() if e.status == 200]
-    assert len(rejected) == 1
-    assert all(e.body["response_format"] == {"type": "json_object"} for e in ok)
-    assert all('"properties"' in e.body["messages"][0]["content"] for e in ok)
-    assert report.provenance.fallbacks == [] and report.summary[0].text.startswith("In this")
-
-
 def test_bad_key_wrong_model_unreachable_fail_before_any_thread_call(case, fake_openai):
     store, analysis = case
     bad_key = settings(fake_openai.url).model_copy(update={"api_key": None})

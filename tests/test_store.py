@@ -14,7 +14,7 @@ from devdigest.models import CommentRecord, Counts, DailyReport, ItemRecord, Pro
 from devdigest.store import open_store
 from devdigest.store import schema as t
 from devdigest.store.engine import database_url
-from devdigest.store.schema import MIGRATIONS
+from devdigest.store.schema import MIGRATIONS, migrate
 from tests.db import database, scoped_store
 from tests.helpers import make_item
 
@@ -294,3 +294,28 @@ def test_a_store_of_0002_is_upgraded_in_place(tmp_path):
         with s.engine.connect() as c:
             names = [r[0] for r in c.exec_driver_sql("SELECT name FROM schema_migrations")]
     assert sorted(names) == [name for name, _ in MIGRATIONS]  # every step applied, once
+
+
+def test_llm_capability_roundtrip_per_endpoint_and_model(store):
+    url = "http://127.0.0.1:8080/v1"
+    assert store.llm_capability(url, "m") is None
+    store.save_llm_capability(url, "m", "json_object", "json_schema rejected (HTTP 500)")
+    store.save_llm_capability(url, "m", "text", "json_object rejected (HTTP 400)")  # replaces
+    store.save_llm_capability(url, "other", "json_schema", "accepted")
+    got = store.llm_capability(url, "m")
+    assert (got["mode"], got["reason"]) == ("text", "json_object rejected (HTTP 400)")
+    assert got["probed_at"].tzinfo is not None
+    assert store.llm_capability(url + "/", "m") is None  # another endpoint spelling: re-probed
+
+
+def test_capability_migration_upgrades_an_existing_store(tmp_path):
+    db = str(tmp_path / "old.sqlite3")
+    engine = sa.create_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:  # a store as the release before 0005 left it
+        migrate(conn)
+        conn.exec_driver_sql("DROP TABLE llm_capabilities")
+        conn.exec_driver_sql("DELETE FROM schema_migrations WHERE name = '0005_llm_capabilities'")
+    engine.dispose()
+    with open_store(db) as s:
+        s.save_llm_capability("http://h/v1", "m", "json_object", "why")
+        assert s.llm_capability("http://h/v1", "m")["mode"] == "json_object"

@@ -235,6 +235,8 @@ class Provenance(BaseModel):
     cost_usd: float | None = None
     guard_corrections: int = 0
     fallbacks: list[str] = Field(default_factory=list)  # sections written offline after LLM failure
+    llm_mode: str | None = None  # json_schema, json_object or text
+    llm_sections: int = 0  # sections the LLM was asked to write
 
 
 class DailyReport(BaseModel):

@@ -52,6 +52,7 @@ class ReportRun:
     analysis: WindowAnalysis
     sync: SyncStats | None = None
     notes: list[str] = field(default_factory=list)  # for stderr, e.g. a partly covered window
+    writer_note: str | None = None  # the LLM's output mode, or why the run wrote offline
 
 
 def languages(choice: str) -> list[str]:
@@ -156,7 +157,7 @@ def generate_reports(
     sample = repo.lower() == SAMPLE_REPO
     if sample:
         config = sample_config(config)
-    check_writer(config, config.project(repo), writer)  # fail before any sync or analysis
+    choice = check_writer(config, config.project(repo), writer, store)  # before any sync
     timings: dict[str, float] = {}
     note = check_coverage(store, repo, window) if no_sync else None
     started = time.perf_counter()
@@ -174,13 +175,15 @@ def generate_reports(
     reports = []
     for lang in langs:
         started = time.perf_counter()
-        report = write_report(analysis, lang, writer=writer, config=config, store=store, now=clock)
+        report = write_report(
+            analysis, lang, writer=choice.writer, config=config, store=store, now=clock
+        )
         report.sample = sample
         spent = timings | {"write": time.perf_counter() - started} | report.provenance.timings
         report.provenance.timings = {stage: round(s, 4) for stage, s in spent.items()}
         store.save_report(report)
         reports.append(report)
-    return ReportRun(reports, analysis, stats, [note] if note else [])
+    return ReportRun(reports, analysis, stats, [note] if note else [], choice.note)
 
 
 @dataclass

@@ -4,8 +4,13 @@
 json_schema name, else the ``Task: NAME`` line of the system prompt) and, for per-thread calls,
 the item number at the head of the ``<thread>`` block. Replies are scripted per (task, number)
 or, by default, echoed: a valid structured reply built only from the data in the prompt.
-Faults: 401 on a bad key, 404 for an unknown model, 400 when json_schema is "unsupported",
-scripted 429 (with Retry-After) / 500, slow replies, malformed JSON, any text at all.
+Faults: 401 on a bad key, 404 for an unknown model, scripted 429 (with Retry-After) / 500, slow
+replies, malformed JSON, any text at all.
+
+Profiles (``FakeOpenAI(profile=...)``) mimic how real servers treat ``response_format``:
+each type is enforced (the reply is bare JSON; json_schema replies follow the schema), rejected
+(with the server's status and error shape) or ignored (the "model" answers prose around JSON, and
+only knows the shape when the prompt spells the schema out).
 """
 
 from __future__ import annotations
@@ -20,6 +25,33 @@ from typing import Any
 
 _TASK = re.compile(r"^Task: (\w+)", re.MULTILINE)
 _HEAD = re.compile(r"<thread>\n#(\d+) \((pull request|issue), (\w+)\): (.*)")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How one kind of server answers each ``response_format`` type."""
+
+    json_schema: str  # "enforce", "ignore" or "reject STATUS message"
+    json_object: str
+    json_word: bool = False  # json_object needs the word "json" in the messages (OpenAI API)
+    flat_errors: bool = False  # vLLM: {"object": "error", "message": …} instead of {"error": …}
+
+
+PROFILES = {
+    "openai": Profile("enforce", "enforce", json_word=True),
+    "vllm": Profile("enforce", "enforce", flat_errors=True),
+    "llamacpp": Profile(  # llama-cpp-python 0.3.36's server: a validation error, as HTTP 500
+        "reject 500 1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+        "'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\"}",
+        "enforce",
+    ),
+    "ollama": Profile("ignore", "enforce"),
+    "deepseek": Profile(
+        "reject 400 This response_format type is unavailable now", "enforce", json_word=True
+    ),
+    "prose": Profile("ignore", "ignore"),
+}
+HINT = '"properties"'  # in the system prompt when the client spells the JSON schema out
 
 
 @dataclass
@@ -49,10 +81,10 @@ class FakeOpenAI:
         models: tuple[str, ...] = ("fake-model",),
         api_key: str = "test-key",
         latency: float = 0.0,
-        json_schema: bool = True,
+        profile: str = "openai",
     ) -> None:
         self.models, self.api_key, self.latency = list(models), api_key, latency
-        self.json_schema = json_schema
+        self.profile = PROFILES[profile]
         self.log: list[Logged] = []
         self._scripts: dict[tuple[str, int | None], list[Scripted]] = {}
         self._lock = threading.Lock()
@@ -83,10 +115,12 @@ class FakeOpenAI:
             self._scripts.setdefault((task, number), []).extend(replies)
 
     def chat_calls(self, task: str | None = None) -> list[Logged]:
+        """Chat calls for ``task``; without one, every call but the output-mode probes."""
         return [
             e
             for e in self.log
-            if e.path.endswith("/chat/completions") and (task is None or e.task == task)
+            if e.path.endswith("/chat/completions")
+            and (e.task == task if task else e.task != "probe")
         ]
 
     def _next_script(self, task: str, number: int | None) -> Scripted | None:
@@ -128,18 +162,30 @@ class FakeOpenAI:
                 _error(f"The model {body.get('model')} does not exist.", "model_not_found"),
             )
         fmt = (body.get("response_format") or {}).get("type")
-        if fmt == "json_schema" and not self.json_schema:
-            return 400, {}, _error("response_format json_schema is not supported", "bad_format")
+        rule = getattr(self.profile, fmt) if fmt in ("json_schema", "json_object") else "ignore"
+        if rule.startswith("reject"):
+            _, status, message = rule.split(" ", 2)
+            return int(status), {}, self._error(message, "bad_format")
+        if fmt == "json_object" and self.profile.json_word and "json" not in _all_text(body):
+            message = "'messages' must contain the word 'json' in some form"
+            return 400, {}, self._error(message, "bad_format")
         scripted = self._next_script(task or "", number) if task else None
         time.sleep(self.latency + (scripted.delay if scripted else 0.0))
         if scripted and scripted.status != 200:
             headers = {"retry-after": scripted.retry_after} if scripted.retry_after else {}
-            return scripted.status, headers, _error(f"scripted {scripted.status}", "scripted")
+            return scripted.status, headers, self._error(f"scripted {scripted.status}", "scripted")
         if scripted and scripted.content is not None:
             content = scripted.content
-        else:
+        elif rule == "enforce":
             content = json.dumps(echo(task or "", body), ensure_ascii=False)
+        else:
+            content = _prose(task or "", body)
         return 200, {}, _completion(body, content)
+
+    def _error(self, message: str, code: str) -> dict:
+        if self.profile.flat_errors:
+            return {"object": "error", "message": message, "type": "BadRequestError", "code": 400}
+        return _error(message, code)
 
 
 def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
@@ -182,6 +228,10 @@ def _identify(body: dict) -> tuple[str | None, int | None]:
     return task or ("ping" if messages else None), int(head.group(1)) if head else None
 
 
+def _all_text(body: dict) -> str:
+    return " ".join(m.get("content") or "" for m in body.get("messages") or []).lower()
+
+
 def _content(messages: list[dict], role: str) -> str:
     """The first message of ``role`` (empty if none)."""
     return next((m["content"] for m in messages if m["role"] == role), "")
@@ -214,6 +264,14 @@ def _completion(body: dict, content: str) -> dict:
 
 
 # --- the echo replies: built from the data in the prompt only ----------------------------------
+
+
+def _prose(task: str, body: dict) -> str:
+    """A chatty model: JSON inside prose, of the right shape only if the prompt gave it."""
+    if HINT not in _content(body.get("messages") or [], "system"):
+        return 'Sure! Here is a JSON object: {"answer": "ok"} Let me know if you need more.'
+    reply = json.dumps(echo(task, body), ensure_ascii=False, indent=1)
+    return f"Here is my answer.\n\n```json\n{reply}\n```\n\nI hope this {{helps}}."
 
 
 def echo(task: str, body: dict) -> dict:
@@ -360,6 +418,7 @@ def _activity(user: str, zh: bool) -> dict:
 
 
 _ECHO = {
+    "probe": lambda user, zh: {"probe": "ok"},
     "discussion": _discussion,
     "change": _change,
     "watch": _watch,

@@ -22,6 +22,7 @@ from devdigest.report import (
     DEMO_TZ,
     SAMPLE_REPO,
     SAMPLE_WEB,
+    ReportRun,
     check_demo_file,
     check_demo_store,
     generate_period_reports,
@@ -35,7 +36,7 @@ from devdigest.report import (
 )
 from devdigest.site.build import build_site
 from devdigest.store import open_store
-from devdigest.writers import WRITERS
+from devdigest.writers import WRITERS, fallback_note
 
 LANG_CHOICES = click.Choice(["zh", "en", "both"])
 OUT_DEFAULT = default_note("out", "DEVDIGEST_OUT")
@@ -121,6 +122,7 @@ def report_cmd(
         for report in run.reports:
             for path in write_files(report, out or config.out, config):
                 click.echo(str(path))
+        echo_writer_notes(run)
 
 
 def _period_report(config, repo: str, window, langs: list[str], out, no_sync: bool) -> None:
@@ -165,6 +167,7 @@ def demo_cmd(app, lang: str, out: str, seed: int, writer: str) -> None:
             for report in run.reports:
                 for path in write_files(report, out, config):
                     click.echo(str(path))
+            echo_writer_notes(run)
             site = build_site(store, config, Path(out) / "site")
     click.echo(f"open {site.out / 'index.html'}")
 
@@ -186,6 +189,14 @@ def _demo_reports(config, store, seed: int, langs: list[str], writer: str):
         no_sync=True,
         now=dataset.end,
     )
+
+
+def echo_writer_notes(run: ReportRun) -> None:
+    """The LLM's output mode (or why the run wrote offline), then any report that is mostly
+    offline text although an LLM wrote it: one line each, on stderr."""
+    notes = [run.writer_note, *map(fallback_note, run.reports)]
+    for note in filter(None, notes):
+        click.echo(f"note: {note}", err=True)
 
 
 def register(cli: click.Group) -> None:

@@ -386,6 +386,22 @@ class Store(SyncBookkeeping):
             stmt = self._insert(t.llm_cache).values(key=key, **values)
             c.execute(stmt.on_conflict_do_update(index_elements=["key"], set_=values))
 
+    def llm_capability(self, base_url: str, model: str) -> dict | None:
+        """The stored probe result for (endpoint, model): mode, reason, probed_at."""
+        c_ = t.llm_capabilities.c
+        query = sa.select(c_.mode, c_.reason, c_.probed_at).where(
+            c_.base_url == base_url, c_.model == model
+        )
+        with self.engine.connect() as c:
+            row = c.execute(query).mappings().first()
+        return dict(row) if row else None
+
+    def save_llm_capability(self, base_url: str, model: str, mode: str, reason: str) -> None:
+        values = {"mode": mode, "reason": reason, "probed_at": datetime.now(UTC)}
+        with self.transaction() as c:
+            stmt = self._insert(t.llm_capabilities).values(base_url=base_url, model=model, **values)
+            c.execute(stmt.on_conflict_do_update(index_elements=["base_url", "model"], set_=values))
+
 
 def count_conditions(start: datetime, end: datetime) -> dict[str, sa.ColumnElement[bool]]:
     """The SQL condition behind the three counts read straight off an item (DESIGN §4); the two

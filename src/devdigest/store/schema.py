@@ -205,6 +205,16 @@ pending_reviews = sa.Table(
     sa.Column("number", sa.Integer, primary_key=True, autoincrement=False),
 )
 
+llm_capabilities = sa.Table(
+    "llm_capabilities",  # the output mode a probe chose per (endpoint, model)
+    metadata,
+    sa.Column("base_url", sa.String(500), primary_key=True),
+    sa.Column("model", sa.String(200), primary_key=True),
+    sa.Column("mode", sa.String(20), nullable=False),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("probed_at", UTCDateTime, nullable=False),
+)
+
 schema_migrations = sa.Table(
     "schema_migrations",
     metadata,
@@ -249,12 +259,17 @@ def _runs(conn: Connection) -> None:
     runs.create(conn, checkfirst=True)
 
 
+def _llm_capabilities(conn: Connection) -> None:
+    llm_capabilities.create(conn, checkfirst=True)
+
+
 # Ordered, named steps; append new ones, never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_initial", _initial),
     ("0002_lookup_indexes", _lookup_indexes),
     ("0003_item_events", _item_events),
     ("0004_runs", _runs),
+    ("0005_llm_capabilities", _llm_capabilities),
     ("0006_deliveries", _deliveries),
 ]
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from devdigest.analysis.types import WindowAnalysis
 from devdigest.config import Config, Project
-from devdigest.errors import ConfigError
+from devdigest.errors import ConfigError, LLMError
 from devdigest.models import DailyReport
 from devdigest.writers.offline import write_offline
 
@@ -50,14 +51,50 @@ def resolve_writer(config: Config, project: Project, writer: str) -> str:
     return writer
 
 
-def check_writer(config: Config, project: Project, writer: str) -> str:
-    """Resolve ``writer`` and, for the LLM, check the endpoint before any other work is done."""
+@dataclass(frozen=True)
+class WriterChoice:
+    writer: str  # "offline" or "llm"
+    note: str | None = None  # one line for stderr: the LLM's output mode, or why offline
+
+
+def check_writer(
+    config: Config, project: Project, writer: str, store: Store | None = None
+) -> WriterChoice:
+    """Resolve ``writer`` and, for the LLM, check the endpoint and settle its output mode before
+    any other work is done. ``auto`` with an unusable LLM writes offline and says why;
+    ``llm`` raises LLMError."""
     chosen = resolve_writer(config, project, writer)
-    if chosen == "llm":
-        from devdigest.writers.llm import check_llm
+    if chosen != "llm":
+        return WriterChoice(chosen)
+    from devdigest.writers.llm import check_llm
 
-        check_llm(config.llm_for(project))
-    return chosen
+    settings = config.llm_for(project)
+    try:
+        capability = check_llm(settings, store)
+    except LLMError as exc:
+        if writer == "llm":
+            raise
+        return WriterChoice("offline", f"writing offline: {exc} (--writer llm makes this an error)")
+    return WriterChoice("llm", capability.describe(settings.model or "", settings.base_url or ""))
 
 
-__all__ = ["WRITERS", "check_writer", "resolve_writer", "write_offline", "write_report"]
+def fallback_note(report: DailyReport) -> str | None:
+    """One line when more than half of the LLM's sections fell back to the offline text."""
+    p = report.provenance
+    if p.writer != "llm" or 2 * len(p.fallbacks) <= p.llm_sections:
+        return None
+    return (
+        f"the {report.lang} report is mostly offline text: {len(p.fallbacks)} of "
+        f"{p.llm_sections} LLM sections fell back (listed in its provenance)"
+    )
+
+
+__all__ = [
+    "WRITERS",
+    "WriterChoice",
+    "check_writer",
+    "fallback_note",
+    "resolve_writer",
+    "write_offline",
+    "write_report",
+]

@@ -6,7 +6,9 @@ Two kinds of findings:
   headings and HTML tags are removed;
 * violations (``check_text``): an unknown ``#N``, a login who did not write in the thread, a
   number the data does not contain, a count claim that disagrees with the real count, a status
-  claim ("deprecated") the item's own title and labels do not support, echoed instructions.
+  claim ("deprecated") the item's own title and labels do not support, a state claim (merged,
+  closed, open, approved, reverted) the item's stored state does not support, echoed
+  instructions.
 
 The LLM writer repairs a violating field once (re-ask with the violations listed) or drops it.
 """
@@ -100,6 +102,24 @@ class Violation:
         return f"{self.kind}: {self.detail}"
 
 
+@dataclass(frozen=True)
+class ItemState:
+    """What the data says about an item, for state claims."""
+
+    is_pr: bool
+    state: str  # open or closed
+    merged: bool
+    approved: bool  # an APPROVED review is in the data
+    reverted: bool  # a merged revert PR in the data names it
+
+    def describe(self) -> str:
+        kind = "PR" if self.is_pr else "issue"
+        state = "merged" if self.merged else self.state
+        return f"{'an' if state == 'open' else 'a'} {state} {kind}" + (
+            ", approved" if self.approved else ""
+        )
+
+
 @dataclass
 class GuardContext:
     """What a statement may cite: known items, logins who wrote, numbers the data contains."""
@@ -110,6 +130,8 @@ class GuardContext:
     numbers: frozenset[str] | None = None  # numbers the data contains; None: not checked
     counts: Mapping[str, int] | None = None  # the window's counts, for count claims
     status_source: str = ""  # title and labels: the only support for "deprecated" claims
+    states: Mapping[int, ItemState] | None = None  # item states; None: state claims not checked
+    subject: int | None = None  # the thread's item: what "the PR" / "该 PR" refers to
 
 
 def refs_in(text: str) -> list[int]:
@@ -194,6 +216,7 @@ def check_text(text: str, ctx: GuardContext, refs: Iterable[int] = ()) -> list[V
         *check_numbers(text, ctx.numbers),
         *(check_count_claims(text, ctx.counts) if ctx.counts else []),
         *check_status_claims(text, ctx),
+        *check_state_claims(text, ctx),
     ]
 
 
@@ -256,3 +279,89 @@ def check_count_claims(text: str, counts: Mapping[str, int]) -> list[Violation]:
         for key, value in count_claims(text)
         if key in counts and counts[key] != value
     ]
+
+
+# --- state claims --------------------------------------------------------------------------------
+
+_STATE_WORDS = {
+    "unmerged": r"\bunmerged\b|\bnot (?:yet )?(?:been )?merged\b|without (?:being )?merg\w*"
+    r"|[尚仍]?未(?:被)?合[并入]",
+    "merged": r"\bmerged\b|已(?:经)?(?:被)?合[并入]|被合[并入]|合[并入]了",
+    "closed": r"\bclosed\b|已(?:经)?(?:被)?关闭|被关闭|关闭了",
+    "open": r"\b(?:still|remains?|remained|stays?|is|are|was|left)\s+open\b"
+    r"|仍(?:然)?(?:处于)?(?:开放|打开|开启)|[尚仍]未关闭|保持开放",
+    "approved": r"\bapproved\b|已(?:经)?(?:被|获)?批准|获(?:得)?批准|获批|批准了",
+    "reverted": r"\breverted\b|已(?:经)?(?:被)?回[滚退]|被回[滚退]|回[滚退]了|被撤[销回]",
+}
+_STATE = re.compile("|".join(f"(?P<{k}>{v})" for k, v in _STATE_WORDS.items()), re.IGNORECASE)
+_HEDGE_EN = re.compile(  # a hedge among the three words before the state word
+    r"\b(?:not|never|be|once|if|when|until|before|unless|whether|awaiting|pending|waiting"
+    r"|ready|needs?|yet|to|\w+n't)\s+(?:[\w'#]+\s+){0,2}$",
+    re.IGNORECASE,
+)
+_HEDGE_ZH = re.compile(r"[将待未要会可能应若需]\s*$")
+_SENTENCE = re.compile(r"[。！？!?;；\n]|\.(?:\s|$)")
+_QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|《[^》]*》|`[^`]*`|[(（][^()（）]{15,}[)）]")
+_OBJECT_GAP = re.compile(r"\s*(?:the\s+)?(?:PR|pull request|issue)?\s*", re.IGNORECASE)
+_ITEM_NOUN = re.compile(
+    r"\bPRs?\b|pull request|\bissues?\b|该 ?(?:PR|Issue)|此 ?(?:PR|Issue)", re.I
+)
+_NEEDS_REF = frozenset({"reverted"})  # "the author reverted a change" is not about the item
+_NEEDS_NOUN = frozenset({"open"})  # "the question remains open" is not about the item either
+
+
+def _claim_true(kind: str, state: ItemState) -> bool:
+    return {
+        "unmerged": state.is_pr and not state.merged,
+        "merged": state.merged,
+        "closed": state.state == "closed",
+        "open": state.state == "open",
+        "approved": state.approved,
+        "reverted": state.reverted,
+    }[kind]
+
+
+def _hedged(sentence: str, start: int) -> bool:
+    """ "should be merged", "once merged", "待合并": not a claim that it happened."""
+    before = sentence[:start]
+    return bool(_HEDGE_ZH.search(before) or _HEDGE_EN.search(before))
+
+
+def _claim_subject(sentence: str, match: re.Match[str], kind: str, ctx: GuardContext) -> int | None:
+    """The item a state word speaks of: the ``#N`` it governs ("merged #N"), else the nearest
+    ``#N`` before it, else one just after it, else the thread's own item."""
+    refs = list(_REF.finditer(sentence))
+    after = [r for r in refs if r.start() >= match.end()]
+    if after and _OBJECT_GAP.fullmatch(sentence[match.end() : after[0].start()]):
+        return int(after[0].group(1))
+    before = [r for r in refs if r.end() <= match.start()]
+    if before:
+        return int(before[-1].group(1))
+    if after and after[0].start() - match.end() <= _NEAR:
+        return int(after[0].group(1))
+    if kind in _NEEDS_REF or (kind in _NEEDS_NOUN and not _ITEM_NOUN.search(sentence)):
+        return None
+    return ctx.subject
+
+
+def check_state_claims(text: str, ctx: GuardContext) -> list[Violation]:
+    """ "#N was merged / closed / approved / reverted / is still open" must match the data."""
+    if ctx.states is None:
+        return []
+    found = []
+    masked = _QUOTED.sub(lambda m: " " * len(m.group(0)), text)
+    for sentence in _SENTENCE.split(masked):
+        for match in _STATE.finditer(sentence):
+            kind = match.lastgroup or ""
+            if kind != "unmerged" and _hedged(sentence, match.start()):
+                continue
+            number = _claim_subject(sentence, match, kind, ctx)
+            if number is None:
+                continue
+            state = ctx.states.get(number)
+            if state is None:
+                found.append(Violation("state", f"#{number} is called {kind}, not in the data"))
+            elif not _claim_true(kind, state):
+                detail = f"#{number} is called {kind}, but it is {state.describe()}"
+                found.append(Violation("state", detail))
+    return found

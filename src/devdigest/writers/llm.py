@@ -27,6 +27,7 @@ from devdigest.writers.guarded import (
     merge_outputs,
 )
 from devdigest.writers.llm_client import CallFailed, LLMClient
+from devdigest.writers.llm_modes import Capability
 from devdigest.writers.llm_prompts import Prompt, StatementsOut, templates
 
 log = logging.getLogger(__name__)
@@ -57,19 +58,22 @@ def write_llm(
     return asyncio.run(writer.run(now, map_limit))
 
 
-def check_llm(settings: LLMSettings) -> None:
+def check_llm(settings: LLMSettings, store: Store | None = None) -> Capability:
     """Fail fast (LLMError, one line) when the endpoint is unusable: bad key, unknown model,
-    unreachable server. Costs one ``/models`` request, plus a 1-token call if the model is
-    not listed."""
+    unreachable server. Costs one ``/models`` request (plus a 1-token call if the model is not
+    listed) and, unless ``store`` holds a recent result, the output-mode probe (≤ 3 tiny calls).
+    Returns the output mode the writer will use and why."""
 
-    async def check() -> None:
-        client = LLMClient(settings, None, lang="en")
+    async def check() -> Capability:
+        client = LLMClient(settings, store, lang="en")
         try:
             await client.ensure_ready()
         finally:
             await client.close()
+        assert client.capability is not None
+        return client.capability
 
-    asyncio.run(check())
+    return asyncio.run(check())
 
 
 class _LLMWriter:
@@ -86,6 +90,7 @@ class _LLMWriter:
         self.client = LLMClient(settings, store, lang=lang, backoff=backoff)
         self.facts = data.Facts.of(analysis)
         self.corrections = 0
+        self.sections = 0
         self.fallbacks: list[str] = []
 
     async def run(self, now: datetime, map_limit: int) -> DailyReport:
@@ -117,6 +122,7 @@ class _LLMWriter:
 
     async def _guarded(self, prompt: Prompt, check: Check, section: str) -> object | None:
         """Ask, guard, re-ask once with the violations listed; None if the call failed."""
+        self.sections += 1
         try:
             reply = await self.client.ask(prompt)
         except CallFailed:
@@ -226,9 +232,11 @@ class _LLMWriter:
                 "cost_usd": self.client.cost(),
                 "guard_corrections": self.corrections,
                 "fallbacks": sorted(self.fallbacks),
+                "llm_mode": self.client.mode,
+                "llm_sections": self.sections,
             }
         )
         return self.report
 
 
-__all__ = ["MAP_LIMIT", "write_llm"]
+__all__ = ["MAP_LIMIT", "check_llm", "write_llm"]

@@ -1,9 +1,8 @@
 """The LLM endpoint: preflight check, structured calls, retries, content-hash cache, usage.
 
-Any OpenAI-compatible server through the official SDK. Output mode is detected once per run:
-``json_schema`` (structured outputs), else ``json_object`` (JSON mode) with the schema in the
-prompt, else the schema in the prompt alone; every reply is validated with pydantic and a
-malformed one is re-asked once.
+Any OpenAI-compatible server through the official SDK. The output mode comes from the ladder in
+``llm_modes`` (probed once per endpoint and model, stored); every reply is validated with
+pydantic and a malformed one is re-asked once.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ import hashlib
 import json
 import random
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import openai
@@ -22,6 +22,14 @@ from pydantic import BaseModel, ValidationError
 from devdigest.config import LLMSettings
 from devdigest.errors import LLMError
 from devdigest.store import Store
+from devdigest.writers.llm_modes import (
+    MODES,
+    PROBE_TTL,
+    Capability,
+    ProbeRejected,
+    parse_reply,
+    probe_capability,
+)
 from devdigest.writers.llm_prompts import (
     SCHEMAS,
     Prompt,
@@ -31,7 +39,6 @@ from devdigest.writers.llm_prompts import (
     templates,
 )
 
-MODES = ("json_schema", "json_object", "prompt")
 MAX_TOKENS = {"discussion": 700, "change": 400, "watch": 250}
 SYNTHESIS_MAX_TOKENS = 600
 
@@ -71,6 +78,7 @@ class LLMClient:
             )
         key = settings.api_key.get_secret_value() if settings.api_key else "none"
         self.settings = settings
+        self.endpoint = settings.base_url or ""
         self.model = settings.model or ""
         self.store = store
         self.lang = lang
@@ -79,11 +87,14 @@ class LLMClient:
             api_key=key, base_url=settings.base_url, timeout=settings.timeout, max_retries=0
         )
         self.usage = Usage()
-        self.mode = MODES[0]
+        self.capability = self._stored_capability()
+        self.mode = self.capability.mode if self.capability else MODES[0]
         self._sem = asyncio.Semaphore(settings.max_concurrency)
         self._ready = False
         self._failure: LLMError | None = None
         self._ready_lock = asyncio.Lock()
+        self._reprobe_lock = asyncio.Lock()
+        self._reprobed = False
 
     async def close(self) -> None:
         await self.client.close()
@@ -99,10 +110,46 @@ class LLMClient:
                 return
             try:
                 await self._preflight()
+                if self.capability is None:
+                    self.capability = await probe_capability(self._probe_send, self.model)
+                    self._save_mode(self.capability.mode, self.capability.reason)
             except LLMError as exc:
                 self._failure = exc
                 raise
+            self.mode = self.capability.mode
             self._ready = True
+
+    def _stored_capability(self) -> Capability | None:
+        """The stored probe result for this endpoint and model, unless it is too old."""
+        row = self.store.llm_capability(self.endpoint, self.model) if self.store else None
+        if row is None or datetime.now(UTC) - row["probed_at"] > PROBE_TTL:
+            return None
+        return Capability(row["mode"], row["reason"], row["probed_at"])
+
+    def _save_mode(self, mode: str, reason: str) -> None:
+        if self.store:
+            self.store.save_llm_capability(self.endpoint, self.model, mode, reason)
+
+    async def _probe_send(self, request: dict) -> str:
+        """A probe call: rate limits and dropped connections are retried, a status is a
+        verdict on the mode (raised as ProbeRejected)."""
+        for attempt in range(self.retries + 1):
+            try:
+                response = await self.client.chat.completions.create(**request)
+                return response.choices[0].message.content or "" if response.choices else ""
+            except openai.RateLimitError as exc:
+                if attempt == self.retries:
+                    raise LLMError(f"the LLM server {self.endpoint} keeps answering 429") from exc
+                await asyncio.sleep(self._delay(exc, attempt))
+            except openai.APIStatusError as exc:
+                raise ProbeRejected(f"HTTP {exc.status_code}: {_msg(exc)}") from exc
+            except openai.APIConnectionError as exc:  # incl. timeouts
+                if attempt == self.retries:
+                    raise LLMError(
+                        f"the LLM server {self.endpoint} dropped every probe call: {exc}"
+                    ) from exc
+                await asyncio.sleep(self._delay(exc, attempt))
+        raise AssertionError("unreachable")
 
     async def _preflight(self) -> None:
         where = self.settings.base_url
@@ -148,7 +195,7 @@ class LLMClient:
         content = await self._complete(prompt, list(follow_up))
         schema = SCHEMAS[prompt.task]
         try:
-            return Reply(_parse(schema, content), content)
+            return Reply(parse_reply(schema, content), content)
         except (ValueError, ValidationError) as exc:
             error = _brief(exc)
         repair = [
@@ -157,7 +204,7 @@ class LLMClient:
         ]
         content = await self._complete(prompt, [*follow_up, *repair])
         try:
-            return Reply(_parse(schema, content), content)
+            return Reply(parse_reply(schema, content), content)
         except (ValueError, ValidationError) as exc:
             raise CallFailed(f"{prompt.task}: malformed reply twice ({_brief(exc)})") from exc
 
@@ -169,17 +216,33 @@ class LLMClient:
             if hit:
                 self.usage.cache_hits += 1
                 return json.loads(hit["response"])
+        await self.ensure_ready()  # settles the output mode
         while True:
             async with self._sem:  # the mode is read when the call can go out
                 request = self._request(prompt, follow_up, self.mode)
                 try:
                     return await self._send(request, prompt.task)
                 except openai.BadRequestError as exc:
-                    if "response_format" not in request:
+                    failed = (request.get("response_format") or {}).get("type")
+                    if not failed or not await self._reprobe(failed):
                         raise CallFailed(f"{prompt.task}: rejected (400): {_msg(exc)}") from exc
-                    failed = request["response_format"]["type"]
-                    if self.mode == failed:  # fall back for the rest of the run
-                        self.mode = MODES[MODES.index(failed) + 1]
+
+    async def _reprobe(self, failed: str) -> bool:
+        """After a 400 in mode ``failed``: probe again once per run (a stored mode may be
+        stale); True when the call should be retried in another mode."""
+        async with self._reprobe_lock:
+            if self.mode != failed:
+                return True  # another call already moved on
+            if self._reprobed:
+                return False
+            self._reprobed = True
+            try:
+                self.capability = await probe_capability(self._probe_send, self.model)
+            except LLMError:
+                return False
+            self._save_mode(self.capability.mode, self.capability.reason)
+            self.mode = self.capability.mode
+            return self.mode != failed
 
     def _request(self, prompt: Prompt, follow_up: list[dict[str, str]], mode: str) -> dict:
         hint = None if mode == "json_schema" else schema_hint(prompt.task, self.lang)
@@ -197,7 +260,6 @@ class LLMClient:
         return request
 
     async def _send(self, request: dict, task: str) -> str:
-        await self.ensure_ready()
         estimate = sum(estimate_tokens(m["content"]) for m in request["messages"])
         spent = self.usage.prompt_tokens + self.usage.completion_tokens  # this run's tokens
         if spent + estimate + request["max_tokens"] > self.settings.token_budget:
@@ -263,16 +325,6 @@ def _key(request: dict) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def _parse(schema: type[BaseModel], content: str) -> BaseModel:
-    text = content.strip()
-    if text.startswith("```"):  # a fenced reply in prompt mode
-        text = text.strip("`").removeprefix("json").strip()
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        raise ValueError("no JSON object in the reply")
-    return schema.model_validate(json.loads(text[start : end + 1]))
-
-
 def _brief(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
         return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
@@ -284,5 +336,5 @@ def _msg(exc: Exception) -> str:
     if isinstance(body, dict):
         inner = body.get("error", body)
         if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])[:200]
+            return " ".join(str(inner["message"]).split())[:200]  # one line, whatever the server
     return str(exc).splitlines()[0][:200]

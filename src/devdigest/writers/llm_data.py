@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from devdigest.analysis.types import ChangeCandidate, Thread, WatchCandidate, WindowAnalysis
 from devdigest.models import CommentRecord, DailyReport, FocusSection, ItemRecord
 from devdigest.writers.common import known_numbers
-from devdigest.writers.grounding import GuardContext, numbers_in, refs_in
+from devdigest.writers.grounding import GuardContext, ItemState, numbers_in, refs_in
 from devdigest.writers.llm_prompts import (
     Prompt,
     build_prompt,
@@ -31,6 +32,7 @@ class Facts:
     watch: dict[int, WatchCandidate]
     known_refs: frozenset[int]
     logins: frozenset[str]
+    states: dict[int, ItemState]
 
     @classmethod
     def of(cls, analysis: WindowAnalysis) -> Facts:
@@ -58,6 +60,7 @@ class Facts:
             watch={w.item.number: w for w in analysis.watch},
             known_refs=frozenset(items) | frozenset(linked) | frozenset(known_numbers(analysis)),
             logins=frozenset(login.lower() for login in logins),
+            states=item_states(items, comments),
         )
 
     def thread_ctx(
@@ -71,6 +74,8 @@ class Facts:
             thread_logins=frozenset(writers),
             numbers=frozenset(numbers_in(data)),
             status_source=f"{item.title} {' '.join(item.labels)}",
+            states=self.states,
+            subject=item.number,
         )
 
     def window_ctx(self, data: str, counts: Mapping[str, int] | None) -> GuardContext:
@@ -79,7 +84,35 @@ class Facts:
             all_logins=self.logins,
             numbers=frozenset(numbers_in(data)),
             counts=counts,
+            states=self.states,
         )
+
+
+_REVERT = re.compile(r"^\W*(?:\[[^\]]*\]\s*)*revert\b", re.IGNORECASE)
+
+
+def item_states(
+    items: Mapping[int, ItemRecord], comments: list[CommentRecord]
+) -> dict[int, ItemState]:
+    """Each known item's state for state claims: approvals from the reviews in the analysis,
+    reverts from merged "Revert …" PRs that name the item by number or quoted title."""
+    approved = {c.number for c in comments if c.review_state == "APPROVED"}
+    by_title = {i.title: n for n, i in items.items()}
+    reverted: set[int] = set()
+    for pr in items.values():
+        if pr.is_pr and pr.merged_at and _REVERT.match(pr.title):
+            reverted.update(refs_in(f"{pr.title}\n{pr.body or ''}"))
+            reverted.update(by_title[t] for t in re.findall(r'"(.+)"', pr.title) if t in by_title)
+    return {
+        n: ItemState(
+            is_pr=i.is_pr,
+            state=i.state,
+            merged=i.merged_at is not None,
+            approved=n in approved,
+            reverted=n in reverted,
+        )
+        for n, i in items.items()
+    }
 
 
 # --- per-thread prompts (content only: byte-identical while the thread is unchanged) ------------
