@@ -100,6 +100,18 @@ def fill_store(
     return store
 
 
+def mark_synced(store: Store, start: datetime, end: datetime, repo: str = REPO) -> Store:
+    """Record ``[start, end]`` as covered by a completed sync of every listing (for --no-sync)."""
+    from devdigest.github.sync import MARGIN, RESOURCES
+
+    with store.transaction() as conn:
+        repo_id = store.repo_id(repo, conn)
+        for resource in RESOURCES:
+            store.set_watermark(conn, repo_id, resource, end - MARGIN)
+            store.set_watermark(conn, repo_id, f"{resource}:from", start)
+    return store
+
+
 def store_from_dataset(ds: Dataset, db: str, when: datetime | None = None) -> Store:
     """A store holding ``ds`` as GitHub shows it at ``when`` (default: its end), no HTTP."""
     store = open_store(db)

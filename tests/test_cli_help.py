@@ -37,11 +37,11 @@ def test_every_command_that_waits_has_no_wait(capsys, command: str) -> None:
 
 @pytest.mark.parametrize(
     ("command", "default"),
-    [(("report",), "reports"), (("demo",), "reports"), (("site", "build"), "site")],
+    [(("report",), "reports;"), (("demo",), "devdigest-demo]"), (("site", "build"), "site;")],
 )
 def test_defaults_are_values_not_setting_names(capsys, command, default: str) -> None:
     text = " ".join(help_of(capsys, *command).split())
-    assert f"[default: {default};" in text
+    assert f"[default: {default}" in text
     assert "[default: site_out" not in text and "config out" not in text
 
 

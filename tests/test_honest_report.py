@@ -11,13 +11,19 @@ from devdigest.analysis import compute_window_analysis
 from devdigest.config import Config, Project, Rule, load_config
 from devdigest.render.markdown import render_markdown
 from devdigest.store import open_store
+from devdigest.writers.fact_phrases import FACT_PHRASES
 from devdigest.writers.offline import write_offline
 from tests.helpers import REPO, at, day_window, fill_store, make_comment, make_item, make_pr
 
 NOW = datetime(2026, 3, 14, tzinfo=UTC)
 ROCM = Rule(name="AMD/ROCm", name_zh="AMD/ROCm 生态", labels=["rocm"])
 TITLE_ONLY = ("标题即其内容", "described by its title only")
-NO_REPLY = ("尚无维护者回复", "no maintainer reply")
+NO_REPLY = tuple(  # every wording of "no maintainer reply", in both languages
+    text.split("（")[0].rstrip("。.")
+    for table in FACT_PHRASES.values()
+    for key, text in table.items()
+    if key.startswith("watch_no_reply")
+)
 
 
 def config() -> Config:

@@ -14,6 +14,7 @@ from devdigest.store import open_store
 from devdigest.writers.llm import write_llm
 from devdigest.writers.llm_modes import judge
 from tests.fakes.openai_server import PROFILES, FakeOpenAI, Scripted
+from tests.helpers import mark_synced
 from tests.llm_case import (
     CONFIG,
     NOW,
@@ -51,7 +52,7 @@ def cli_env(tmp_path, monkeypatch):
         monkeypatch.delenv(name, raising=False)
     (tmp_path / "devdigest.toml").write_text(CONFIG, "utf-8")
     monkeypatch.setenv("DEVDIGEST_CONFIG", str(tmp_path / "devdigest.toml"))
-    case_store(tmp_path).close()
+    mark_synced(case_store(tmp_path), WINDOW.start, WINDOW.end).close()
     return tmp_path
 
 

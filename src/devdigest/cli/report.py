@@ -88,6 +88,8 @@ def report_cmd(
     report: counts per day with a chart, comparisons, topics and contributors, written offline.
     """
     config = with_graphql(app.config, graphql)
+    if repo.lower() == SAMPLE_REPO:  # the demo's store: its project settings name its files
+        config = sample_config(config)
     project = config.project(repo)
     now = reference_time(config, offline=no_sync)
     window = window_from_options(

@@ -6,7 +6,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -453,7 +453,19 @@ def _closed_in(c: Connection, repo_id: int, start: datetime, end: datetime) -> l
             .order_by(e.created_at, e.id)
         )
         last.update((r.number, ItemEvent(r.id, r.number, r.event, r.created_at)) for r in rows)
-    return [found[n] for n in sorted(found) if _closed_at_end(found[n], last.get(n), start)]
+    return [
+        _as_closed_at(found[n], last.get(n))
+        for n in sorted(found)
+        if _closed_at_end(found[n], last.get(n), start)
+    ]
+
+
+def _as_closed_at(item: ItemRecord, last: ItemEvent | None) -> ItemRecord:
+    """``item`` as it stood at the window's end: closed at its latest closing event (its stored
+    ``closed_at`` may be a later closing, or gone after a reopening)."""
+    if last is None:
+        return item
+    return replace(item, state="closed", closed_at=last.created_at)
 
 
 def _closed_at_end(item: ItemRecord, last: ItemEvent | None, start: datetime) -> bool:
