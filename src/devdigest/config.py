@@ -132,6 +132,9 @@ class Config(_Strict):
     github_rate_reserve: int = Field(50, ge=0)  # below this many requests left, wait for reset
     github_max_tries: int = Field(6, ge=1, le=20)  # per request, for 5xx, resets and limits
     github_graphql: bool = False  # batch PR reviews in GraphQL queries (REST fallback)
+    github_tokens: list[SecretStr] = Field(default_factory=list)  # a pool shared by the workers
+    broker_url: str = "redis://127.0.0.1:6379/0"  # Celery broker (redis:// or amqp://)
+    result_backend: str | None = None  # Celery results [default: the broker, if Redis]
     out: str = "reports"
     site_out: str = "site"
     # Day pages of the site: {owner} {repo} {date} {year} {month} {lang} {lang_suffix}, where
@@ -144,6 +147,20 @@ class Config(_Strict):
     categories: list[Rule] = Field(default_factory=list)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     source: str | None = None  # the devdigest.toml that was read, if any
+
+    @field_validator("github_tokens", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [token.strip() for token in value.split(",") if token.strip()]
+        return value
+
+    def token_pool(self) -> list[str]:
+        """The tokens workers share: ``github_tokens``, else the single ``github_token``."""
+        tokens = [t.get_secret_value() for t in self.github_tokens]
+        if not tokens and self.github_token:
+            tokens = [self.github_token.get_secret_value()]
+        return tokens
 
     def project(self, repo: str) -> Project:
         """The configured project for ``repo``, else a built-in preset, else a bare project."""
@@ -212,6 +229,9 @@ _ENV = {  # setting → environment variables, first found wins
     "github_api_url": ("DEVDIGEST_GITHUB_API_URL",),
     "github_token": ("DEVDIGEST_GITHUB_TOKEN", "GITHUB_TOKEN"),
     "github_graphql": ("DEVDIGEST_GITHUB_GRAPHQL",),
+    "github_tokens": ("DEVDIGEST_GITHUB_TOKENS",),
+    "broker_url": ("DEVDIGEST_BROKER_URL",),
+    "result_backend": ("DEVDIGEST_RESULT_BACKEND",),
     "out": ("DEVDIGEST_OUT",),
     "site_url": ("DEVDIGEST_SITE_URL",),
 }

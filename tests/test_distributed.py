@@ -1,0 +1,125 @@
+"""End to end on real services: two Celery worker processes, Redis, PostgreSQL and the fake
+GitHub server holding many repositories. Every due report is written exactly once, whatever
+happens to the workers or their connections."""
+
+from __future__ import annotations
+
+import collections
+import uuid
+
+import pytest
+import sqlalchemy as sa
+
+from devdigest.store import schema as t
+from tests.db import pg_schema, require_postgres
+from tests.distributed_case import (
+    TOKENS,
+    cluster,
+    failures,
+    many_repositories,
+    report_keys,
+    require_redis,
+    rows,
+    run_id_of,
+    run_status,
+    wait_until,
+)
+from tests.fakes.github_server import FakeClock, FakeGitHub
+from tests.run_case import END
+
+REPOS = 24
+DAY = "2026-03-12"  # the local date of the window due at END (03:24 UTC cutoff)
+
+
+@pytest.fixture(scope="module")
+def datasets():
+    return many_repositories(REPOS)
+
+
+@pytest.fixture
+def services(datasets, tmp_path):
+    require_postgres()
+    broker = require_redis() + "/0"
+    with (
+        FakeGitHub(datasets, clock=FakeClock(END), tokens=set(TOKENS), latency=0.005) as gh,
+        pg_schema() as schema_url,
+    ):
+        name = f"devdigest_{uuid.uuid4().hex[:12]}"  # lets a test find the workers' connections
+        url = sa.engine.make_url(schema_url).update_query_dict({"application_name": name})
+        db = url.render_as_string(hide_password=False)
+        with cluster(tmp_path, db, gh.url, [ds.repo for ds in datasets], broker) as nodes:
+            yield gh, nodes
+
+
+def expected(datasets) -> list[tuple]:
+    return sorted((ds.repo, DAY, "en") for ds in datasets)
+
+
+def syncs_per_repo(db: str) -> collections.Counter:
+    query = sa.select(t.repos.c.full_name).join(t.sync_runs).where(t.sync_runs.c.status == "ok")
+    return collections.Counter(row[0] for row in rows(db, query))
+
+
+def test_two_runs_at_once_on_two_workers_write_every_report_once(services, datasets):
+    gh, nodes = services
+    first, second = nodes.enqueue(), nodes.enqueue()  # enqueued before any worker runs
+    runs = [run_id_of(first), run_id_of(second)]
+    nodes.start_worker()
+    nodes.start_worker()
+    for run in runs:
+        wait_until(lambda run=run: run_status(nodes.db, run) != "running", 240, f"run {run}", nodes)
+        assert run_status(nodes.db, run) == "ok", failures(nodes.db)
+    assert report_keys(nodes.db) == expected(datasets)
+    assert set(syncs_per_repo(nodes.db).values()) == {1}  # the second run's syncs were skipped
+    failed = rows(nodes.db, sa.select(t.tasks.c.error).where(t.tasks.c.status == "failed"))
+    assert failed == []
+    tokens = rows(nodes.db, sa.select(t.github_tokens.c.remaining, t.github_tokens.c.leased_by))
+    assert len(tokens) == len(TOKENS) and all(leased is None for _, leased in tokens)
+    assert sum(gh.limit - remaining for remaining, _ in tokens) == gh.charged
+    assert not any(r.status in (403, 429) for r in gh.requests)
+    again = run_id_of(nodes.enqueue())  # nothing is due any more
+    wait_until(lambda: run_status(nodes.db, again) != "running", 60, "the idle run", nodes)
+    assert report_keys(nodes.db) == expected(datasets)
+
+
+def test_a_worker_killed_mid_sync_loses_and_duplicates_nothing(services, datasets):
+    gh, nodes = services
+    gh.slow(1500, times=REPOS, path=r"/issues\?")  # every sync is still running when killed
+    doomed = nodes.start_worker()
+    run = run_id_of(nodes.enqueue())
+    running = sa.select(t.tasks.c.id).where(t.tasks.c.name == "sync", t.tasks.c.status == "running")
+    wait_until(lambda: rows(nodes.db, running), 120, "a sync to start", nodes)
+    nodes.kill(doomed)
+    nodes.start_worker()
+    nodes.start_worker()
+    wait_until(lambda: run_status(nodes.db, run) != "running", 300, "the run", nodes)
+    assert run_status(nodes.db, run) == "ok", failures(nodes.db)
+    assert report_keys(nodes.db) == expected(datasets)
+
+
+def test_a_dropped_database_connection_is_retried(services, datasets):
+    gh, nodes = services
+    gh.slow(1000, times=4, path=r"/issues\?")
+    run = run_id_of(nodes.enqueue())
+    nodes.start_worker()
+    nodes.start_worker()
+    running = sa.select(t.tasks.c.id).where(t.tasks.c.name == "sync", t.tasks.c.status == "running")
+    wait_until(lambda: rows(nodes.db, running), 120, "a sync to start", nodes)
+    killed = terminate_worker_connections(nodes.db)
+    assert killed > 0
+    wait_until(lambda: run_status(nodes.db, run) != "running", 300, "the run", nodes)
+    assert run_status(nodes.db, run) == "ok", failures(nodes.db)
+    assert report_keys(nodes.db) == expected(datasets)
+
+
+def terminate_worker_connections(db: str) -> int:
+    """``pg_terminate_backend`` of every worker connection (they carry this test's name)."""
+    name = sa.engine.make_url(db).query["application_name"]
+    engine = sa.create_engine(db.replace(name, "killer"))
+    with engine.connect() as conn:
+        query = sa.text(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :n"
+        )
+        killed = len(conn.execute(query, {"n": name}).all())
+    engine.dispose()
+    return killed
