@@ -3,10 +3,12 @@ subprocesses on a private queue prefix and PostgreSQL schema, and what to check 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -16,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import kombu
 import pytest
 import redis
 import sqlalchemy as sa
@@ -66,6 +69,7 @@ class Cluster:
     api: str
     repos: list[str]
     broker: str
+    backend: str | None = None  # result backend, when the broker is not Redis
     prefix: str = field(default_factory=lambda: f"t{uuid.uuid4().hex[:10]}.")
     workers: list[subprocess.Popen] = field(default_factory=list)
 
@@ -78,13 +82,17 @@ class Cluster:
 
     def env(self) -> dict[str, str]:
         src = str(Path(__file__).resolve().parents[1] / "src")
-        return os.environ | {
-            "PYTHONPATH": src,
-            "DEVDIGEST_BROKER_URL": self.broker,
-            "DEVDIGEST_QUEUE_PREFIX": self.prefix,
-            "DEVDIGEST_VISIBILITY_TIMEOUT": "8",
-            "DEVDIGEST_GITHUB_TOKENS": ",".join(TOKENS),
-        }
+        return (
+            os.environ
+            | {
+                "PYTHONPATH": src,
+                "DEVDIGEST_BROKER_URL": self.broker,
+                "DEVDIGEST_QUEUE_PREFIX": self.prefix,
+                "DEVDIGEST_VISIBILITY_TIMEOUT": "8",
+                "DEVDIGEST_GITHUB_TOKENS": ",".join(TOKENS),
+            }
+            | ({"DEVDIGEST_RESULT_BACKEND": self.backend} if self.backend else {})
+        )
 
     def cli(self, *args: str) -> list[str]:
         base = [sys.executable, "-c", MAIN, "--config", str(self.config), "--db", self.db]
@@ -105,6 +113,12 @@ class Cluster:
     def enqueue(self, *extra: str) -> subprocess.CompletedProcess:
         args = self.cli("run", "--executor", "celery", "--as-of", END.isoformat(), *extra)
         return subprocess.run(args, env=self.env(), capture_output=True, text=True, timeout=300)
+
+    def celery(self, *args: str) -> subprocess.CompletedProcess:
+        """Celery's own command line on our app."""
+        command = [sys.executable, "-m", "celery", "-A", "devdigest.distributed.app", *args]
+        env = self.env() | {"DEVDIGEST_CONFIG": str(self.config), "DEVDIGEST_DB": self.db}
+        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
 
     def kill(self, proc: subprocess.Popen) -> None:
         """``kill -9`` of the worker and its pool processes."""
@@ -127,15 +141,54 @@ class Cluster:
 
 
 @contextmanager
-def cluster(tmp: Path, db: str, api: str, repos: list[str], broker: str) -> Iterator[Cluster]:
-    nodes = Cluster(tmp, db, api, repos, broker)
+def cluster(
+    tmp: Path, db: str, api: str, repos: list[str], broker: str, backend: str | None = None
+) -> Iterator[Cluster]:
+    nodes = Cluster(tmp, db, api, repos, broker, backend)
     try:
         yield nodes
     finally:
         nodes.stop()
+        drop_queues(broker, nodes.prefix)
+
+
+def drop_queues(broker: str, prefix: str) -> None:
+    """Remove this test's queues from the broker."""
+    if broker.startswith("redis"):
         client = redis.Redis.from_url(broker)
-        for key in client.scan_iter(f"{nodes.prefix}*"):
-            client.delete(key)
+        with contextlib.suppress(redis.ConnectionError):  # a private server already stopped
+            for key in client.scan_iter(f"{prefix}*"):
+                client.delete(key)
+        return
+    with kombu.Connection(broker) as conn:
+        for name in ("devdigest.small", "devdigest.large"):
+            conn.default_channel.queue_delete(prefix + name)
+
+
+@contextmanager
+def private_redis(tmp: Path, port: int) -> Iterator[subprocess.Popen]:
+    """A redis-server of the test's own, persisting to ``tmp`` (its data survive a restart)."""
+    args = ["redis-server", "--port", str(port), "--dir", str(tmp), "--appendonly", "yes"]
+    proc = subprocess.Popen([*args, "--save", ""], stdout=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: _pings(port), 20, "the private redis-server")
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
+def _pings(port: int) -> bool:
+    try:
+        return bool(redis.Redis(port=port, socket_connect_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def wait_until(check, timeout: float, what: str, cluster: Cluster | None = None):

@@ -5,8 +5,12 @@ happens to the workers or their connections."""
 from __future__ import annotations
 
 import collections
+import os
+import subprocess
 import uuid
+from contextlib import contextmanager
 
+import kombu
 import pytest
 import sqlalchemy as sa
 
@@ -16,7 +20,9 @@ from tests.distributed_case import (
     TOKENS,
     cluster,
     failures,
+    free_port,
     many_repositories,
+    private_redis,
     report_keys,
     require_redis,
     rows,
@@ -36,10 +42,10 @@ def datasets():
     return many_repositories(REPOS)
 
 
-@pytest.fixture
-def services(datasets, tmp_path):
+@contextmanager
+def environment(datasets, tmp_path, broker: str, backend: str | None = None):
+    """The fake GitHub server, a PostgreSQL schema and a worker cluster on ``broker``."""
     require_postgres()
-    broker = require_redis() + "/0"
     with (
         FakeGitHub(datasets, clock=FakeClock(END), tokens=set(TOKENS), latency=0.005) as gh,
         pg_schema() as schema_url,
@@ -47,8 +53,15 @@ def services(datasets, tmp_path):
         name = f"devdigest_{uuid.uuid4().hex[:12]}"  # lets a test find the workers' connections
         url = sa.engine.make_url(schema_url).update_query_dict({"application_name": name})
         db = url.render_as_string(hide_password=False)
-        with cluster(tmp_path, db, gh.url, [ds.repo for ds in datasets], broker) as nodes:
+        repos = [ds.repo for ds in datasets]
+        with cluster(tmp_path, db, gh.url, repos, broker, backend) as nodes:
             yield gh, nodes
+
+
+@pytest.fixture
+def services(datasets, tmp_path):
+    with environment(datasets, tmp_path, require_redis() + "/0") as found:
+        yield found
 
 
 def expected(datasets) -> list[tuple]:
@@ -123,3 +136,54 @@ def terminate_worker_connections(db: str) -> int:
         killed = len(conn.execute(query, {"n": name}).all())
     engine.dispose()
     return killed
+
+
+def test_the_run_completes_across_a_broker_restart(datasets, tmp_path):
+    require_redis()
+    port = free_port()
+    with private_redis(tmp_path, port) as server:
+        broker = f"redis://127.0.0.1:{port}/0"
+        with environment(datasets, tmp_path, broker) as (gh, nodes):
+            gh.slow(700, times=6, path=r"/issues\?")
+            run = run_id_of(nodes.enqueue())
+            nodes.start_worker()
+            nodes.start_worker()
+            done = sa.select(t.tasks.c.id).where(t.tasks.c.status == "ok")
+            wait_until(lambda: rows(nodes.db, done), 120, "the first finished task", nodes)
+            server.terminate()  # a clean shutdown: the queues are persisted
+            server.wait(20)
+            with private_redis(tmp_path, port):
+                wait_until(lambda: run_status(nodes.db, run) != "running", 300, "the run", nodes)
+                assert run_status(nodes.db, run) == "ok", failures(nodes.db)
+                assert report_keys(nodes.db) == expected(datasets)
+
+
+def test_rabbitmq_works_as_the_broker_by_configuration(datasets, tmp_path):
+    broker = "amqp://guest:guest@127.0.0.1:5672//"
+    backend = require_redis() + "/0"
+    require_amqp(broker)
+    with environment(datasets[:6], tmp_path, broker, backend) as (_gh, nodes):
+        run = run_id_of(nodes.enqueue())
+        nodes.start_worker()
+        wait_until(lambda: run_status(nodes.db, run) != "running", 240, "the run", nodes)
+        assert run_status(nodes.db, run) == "ok", failures(nodes.db)
+        assert report_keys(nodes.db) == expected(datasets[:6])
+        ping = nodes.celery("inspect", "ping", "--timeout", "10")
+        assert ping.returncode == 0 and "pong" in ping.stdout, ping.stdout + ping.stderr
+        status = subprocess.run(
+            nodes.cli("status"), env=nodes.env(), capture_output=True, text=True, timeout=60
+        )
+        assert status.returncode == 0, status.stderr
+        assert f"run {run} (celery, ok" in status.stdout and "0 failed" in status.stdout
+        assert "GitHub tokens" in status.stdout
+
+
+def require_amqp(url: str) -> None:
+    try:
+        with kombu.Connection(url, connect_timeout=3) as conn:
+            conn.connect()
+    except Exception as exc:
+        message = f"RabbitMQ at {url} is unreachable ({exc}): start it"
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the RabbitMQ test: {message}", pytrace=False)
+        pytest.skip(message)
