@@ -71,6 +71,7 @@ class Cluster:
     broker: str
     backend: str | None = None  # result backend, when the broker is not Redis
     prefix: str = field(default_factory=lambda: f"t{uuid.uuid4().hex[:10]}.")
+    tokens: tuple[str, ...] = TOKENS
     workers: list[subprocess.Popen] = field(default_factory=list)
 
     @property
@@ -89,7 +90,7 @@ class Cluster:
                 "DEVDIGEST_BROKER_URL": self.broker,
                 "DEVDIGEST_QUEUE_PREFIX": self.prefix,
                 "DEVDIGEST_VISIBILITY_TIMEOUT": "8",
-                "DEVDIGEST_GITHUB_TOKENS": ",".join(TOKENS),
+                "DEVDIGEST_GITHUB_TOKENS": ",".join(self.tokens),
             }
             | ({"DEVDIGEST_RESULT_BACKEND": self.backend} if self.backend else {})
         )
