@@ -116,7 +116,7 @@ def main() -> None:
     datasets = repositories(args.repos, args.large)
     print(f"{args.repos} repositories ({args.large} vLLM-sized), 4 tokens, 50-150 ms per request")
     print(
-        "workers  requests  req/repo-day  wall s  rate-limited  peak MB/worker  "
+        "workers  requests  charged  req/repo-day  wall s  rate-limited  peak MB/worker  "
         "large done s  small median s  small done s"
     )
     for workers in (int(w) for w in args.workers.split(",")):

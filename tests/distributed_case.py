@@ -72,6 +72,8 @@ class Cluster:
     backend: str | None = None  # result backend, when the broker is not Redis
     prefix: str = field(default_factory=lambda: f"t{uuid.uuid4().hex[:10]}.")
     tokens: tuple[str, ...] = TOKENS
+    # Redis redelivers a task unacknowledged this long (a dead worker's, or a slow live one's)
+    visibility: int = 60
     workers: list[subprocess.Popen] = field(default_factory=list)
 
     @property
@@ -89,7 +91,7 @@ class Cluster:
                 "PYTHONPATH": src,
                 "DEVDIGEST_BROKER_URL": self.broker,
                 "DEVDIGEST_QUEUE_PREFIX": self.prefix,
-                "DEVDIGEST_VISIBILITY_TIMEOUT": "8",
+                "DEVDIGEST_VISIBILITY_TIMEOUT": str(self.visibility),
                 "DEVDIGEST_GITHUB_TOKENS": ",".join(self.tokens),
             }
             | ({"DEVDIGEST_RESULT_BACKEND": self.backend} if self.backend else {})

@@ -98,6 +98,7 @@ def test_two_runs_at_once_on_two_workers_write_every_report_once(services, datas
 def test_a_worker_killed_mid_sync_loses_and_duplicates_nothing(services, datasets):
     gh, nodes = services
     gh.slow(1500, times=REPOS, path=r"/issues\?")  # every sync is still running when killed
+    nodes.visibility = 8  # the killed worker's task comes back after 8 s
     doomed = nodes.start_worker()
     run = run_id_of(nodes.enqueue())
     running = sa.select(t.tasks.c.id).where(t.tasks.c.name == "sync", t.tasks.c.status == "running")

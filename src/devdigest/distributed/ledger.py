@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -77,8 +78,9 @@ def repo_lock(store: Store, repo: str) -> Iterator[bool]:
             yield bool(held)
         finally:
             if held and not conn.closed and not conn.invalidated:
-                conn.execute(sa.select(sa.func.pg_advisory_unlock(_REPO_LOCK_CLASS, key)))
-                conn.commit()
+                with contextlib.suppress(sa.exc.DBAPIError):  # a lost connection lost the lock
+                    conn.execute(sa.select(sa.func.pg_advisory_unlock(_REPO_LOCK_CLASS, key)))
+                    conn.commit()
 
 
 def synced_since(store: Store, repo: str, when: datetime) -> bool:

@@ -85,8 +85,8 @@ def tracked(name: str) -> Callable:
             started = time.perf_counter()
             row = {"run_id": job.get("run_id"), "name": name, "repo": job.get("repo")}
             row["window"] = job.get("date")
-            ledger.record_task(store(), task_id, status="running", attempts=1, **row)
             try:
+                ledger.record_task(store(), task_id, status="running", attempts=1, **row)
                 result = body(self, job)
             except Retry:
                 raise
