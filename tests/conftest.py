@@ -1,3 +1,8 @@
-"""Shared pytest setup: the fake GitHub fixtures are available to every test."""
+"""Shared pytest setup: the database backends and the fake servers' fixtures for every test."""
 
-pytest_plugins = ["tests.fakes.fixtures", "tests.fakes.openai_fixtures", "tests.notify_case"]
+pytest_plugins = [
+    "tests.db",
+    "tests.fakes.fixtures",
+    "tests.fakes.openai_fixtures",
+    "tests.notify_case",
+]

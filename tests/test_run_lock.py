@@ -1,5 +1,5 @@
-"""The run lock on SQLite (file lock) and PostgreSQL (advisory lock, with
-DEVDIGEST_TEST_DATABASE_URL): one holder at a time, released on exit, a clear message."""
+"""The run lock on SQLite (file lock) and PostgreSQL (advisory lock): one holder at a time,
+released on exit, a clear message."""
 
 from __future__ import annotations
 
@@ -14,8 +14,12 @@ from devdigest.store.runs import finish_run, last_run, start_run
 from tests.db import database
 
 
-def test_one_holder_at_a_time_then_released(tmp_path):
-    with database(tmp_path) as db, open_store(db) as first, open_store(db) as second:
+def test_one_holder_at_a_time_then_released(tmp_path, backend):
+    with (
+        database(tmp_path, backend=backend) as db,
+        open_store(db) as first,
+        open_store(db) as second,
+    ):
         with run_lock(first):
             run_id = start_run(first, "run")
             with pytest.raises(StoreError) as caught, run_lock(second):
@@ -28,8 +32,12 @@ def test_one_holder_at_a_time_then_released(tmp_path):
             pass
 
 
-def test_waiting_for_the_lock_gets_it_once_released(tmp_path):
-    with database(tmp_path) as db, open_store(db) as first, open_store(db) as second:
+def test_waiting_for_the_lock_gets_it_once_released(tmp_path, backend):
+    with (
+        database(tmp_path, backend=backend) as db,
+        open_store(db) as first,
+        open_store(db) as second,
+    ):
         holding, leaving = threading.Event(), threading.Event()
 
         def hold() -> None:
@@ -46,10 +54,10 @@ def test_waiting_for_the_lock_gets_it_once_released(tmp_path):
         holder.join(30)
 
 
-def test_different_stores_do_not_block_each_other(tmp_path):
+def test_different_stores_do_not_block_each_other(tmp_path, backend):
     with (
-        database(tmp_path, "a.sqlite3") as a,
-        database(tmp_path, "b.sqlite3") as b,
+        database(tmp_path, "a.sqlite3", backend) as a,
+        database(tmp_path, "b.sqlite3", backend) as b,
         open_store(a) as one,
         open_store(b) as two,
         run_lock(one),
@@ -58,8 +66,8 @@ def test_different_stores_do_not_block_each_other(tmp_path):
         assert a != b
 
 
-def test_0004_runs_upgrades_an_existing_store_in_place(tmp_path):
-    with database(tmp_path, "old.sqlite3") as db:
+def test_0004_runs_upgrades_an_existing_store_in_place(tmp_path, backend):
+    with database(tmp_path, "old.sqlite3", backend) as db:
         with open_store(db) as store, store.transaction() as conn:  # a store from before 0004
             store.repo_id("o/r", conn)
             conn.exec_driver_sql("DROP TABLE runs")

@@ -42,13 +42,13 @@ def comment(cid: int, number: int, **kw) -> CommentRecord:
 
 
 @pytest.fixture
-def store(tmp_path):
-    with scoped_store(tmp_path) as s:
+def store(tmp_path, backend):
+    with scoped_store(tmp_path, backend=backend) as s:
         yield s
 
 
-def test_migrations_recorded_once(tmp_path):
-    with database(tmp_path, "m.sqlite3") as db:
+def test_migrations_recorded_once(tmp_path, backend):
+    with database(tmp_path, "m.sqlite3", backend) as db:
         open_store(db).close()
         s = open_store(db)  # second open applies nothing new
         with s.engine.connect() as c:
@@ -226,7 +226,7 @@ def _report(repo: str, lang: str) -> DailyReport:
     )
 
 
-def test_concurrent_first_opens_migrate_once(tmp_path):
+def test_concurrent_first_opens_migrate_once(tmp_path, backend):
     errors: list[Exception] = []
 
     def open_and_use(db: str) -> None:
@@ -237,7 +237,7 @@ def test_concurrent_first_opens_migrate_once(tmp_path):
         except StoreError as exc:
             errors.append(exc)
 
-    with database(tmp_path, "race.sqlite3") as db:
+    with database(tmp_path, "race.sqlite3", backend) as db:
         threads = [threading.Thread(target=open_and_use, args=(db,)) for _ in range(5)]
         for th in threads:
             th.start()
@@ -319,3 +319,44 @@ def test_capability_migration_upgrades_an_existing_store(tmp_path):
     with open_store(db) as s:
         s.save_llm_capability("http://h/v1", "m", "json_object", "why")
         assert s.llm_capability("http://h/v1", "m")["mode"] == "json_object"
+
+
+# The tables of the first released schema (0001_initial + 0002_lookup_indexes); every other
+# table comes from a later migration.
+FIRST_SCHEMA = {
+    "repos",
+    "items",
+    "comments",
+    "sync_state",
+    "http_cache",
+    "sync_runs",
+    "reports",
+    "llm_cache",
+    "schema_migrations",
+}
+
+
+FIRST_MIGRATIONS = {"0001_initial", "0002_lookup_indexes"}
+
+
+def test_a_store_of_the_first_schema_upgrades_in_place(tmp_path, backend):
+    with database(tmp_path, "old.sqlite3", backend) as db:
+        with open_store(db) as s, s.transaction() as c:  # written by the first release
+            rid = s.repo_id("o/r", c)
+            s.upsert_items(c, rid, [item(1, title="kept")])
+            s.upsert_comments(c, rid, [comment(5, 1)])
+            s.set_watermark(c, rid, "issues", T0)
+            later = [name for name, _ in MIGRATIONS if name not in FIRST_MIGRATIONS]
+            for table in reversed(t.metadata.sorted_tables):
+                if table.name not in FIRST_SCHEMA:
+                    table.drop(c)
+            c.execute(t.schema_migrations.delete().where(t.schema_migrations.c.name.in_(later)))
+        with open_store(db) as s:
+            assert s.items_by_number("o/r", [1])[1].title == "kept"
+            assert [x.id for x in s.comments_between("o/r", T0, T0 + timedelta(seconds=1))] == [5]
+            assert s.watermark(s.repo_id("o/r"), "issues") == T0
+            with s.engine.connect() as c:
+                names = [r[0] for r in c.execute(sa.select(t.schema_migrations.c.name))]
+                tables = set(sa.inspect(c).get_table_names())
+    assert sorted(names) == sorted(name for name, _ in MIGRATIONS) and later
+    assert tables == set(t.metadata.tables)

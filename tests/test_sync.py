@@ -47,8 +47,8 @@ def gh(day: Dataset, clock: FakeClock) -> Iterator[FakeGitHub]:
 
 
 @pytest.fixture
-def store(tmp_path) -> Iterator[Store]:
-    with scoped_store(tmp_path, "sync.sqlite3") as s:
+def store(tmp_path, backend) -> Iterator[Store]:
+    with scoped_store(tmp_path, "sync.sqlite3", backend) as s:
         yield s
 
 

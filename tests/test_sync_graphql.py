@@ -16,9 +16,10 @@ from devdigest.github.client import GitHubClient
 from devdigest.github.graphql import BATCH
 from devdigest.github.sync import CLIENT_OVERRIDES, PER_PAGE, ensure_synced, sync_repo
 from devdigest.sample.dataset import Dataset
-from devdigest.store import Store, open_store
+from devdigest.store import Store
 from devdigest.store import schema as t
 from devdigest.window import iso_z
+from tests.db import scoped_store
 from tests.fakes.github_server import FakeClock, FakeGitHub
 
 TOKEN = "graphql-token"
@@ -47,11 +48,12 @@ def gh(day: Dataset, clock: FakeClock) -> Iterator[FakeGitHub]:
 
 
 @pytest.fixture
-def stores(tmp_path) -> Iterator[dict[str, Store]]:
-    opened = {name: open_store(str(tmp_path / f"{name}.sqlite3")) for name in ("rest", "gql")}
-    yield opened
-    for store in opened.values():
-        store.close()
+def stores(tmp_path, backend) -> Iterator[dict[str, Store]]:
+    with (
+        scoped_store(tmp_path, "rest.sqlite3", backend) as rest,
+        scoped_store(tmp_path, "gql.sqlite3", backend) as gql,
+    ):
+        yield {"rest": rest, "gql": gql}
 
 
 def client(gh: FakeGitHub, clock: FakeClock, base: str | None = None, **kw) -> GitHubClient:

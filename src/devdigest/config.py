@@ -218,6 +218,9 @@ class Config(_Strict):
     github_max_pages: int = Field(5000, ge=1)  # per listing and run; past it the sync stops
     github_max_response_mb: int = Field(64, ge=1)  # a larger answer is refused
     github_request_deadline: float = Field(300.0, gt=0)  # seconds, whole request included
+    github_tokens: list[SecretStr] = Field(default_factory=list)  # a pool shared by the workers
+    broker_url: str = "redis://127.0.0.1:6379/0"  # Celery broker (redis:// or amqp://)
+    result_backend: str | None = None  # Celery results [default: the broker, if Redis]
     out: str = "reports"
     site_out: str = "site"
     # Day pages of the site: {owner} {repo} {date} {year} {month} {lang} {lang_suffix}, where
@@ -231,6 +234,20 @@ class Config(_Strict):
     categories: list[Rule] = Field(default_factory=list)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     source: str | None = None  # the devdigest.toml that was read, if any
+
+    @field_validator("github_tokens", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [token.strip() for token in value.split(",") if token.strip()]
+        return value
+
+    def token_pool(self) -> list[str]:
+        """The tokens workers share: ``github_tokens``, else the single ``github_token``."""
+        tokens = [t.get_secret_value() for t in self.github_tokens]
+        if not tokens and self.github_token:
+            tokens = [self.github_token.get_secret_value()]
+        return tokens
 
     def project(self, repo: str) -> Project:
         """The configured project for ``repo``, else a built-in preset, else a bare project."""
@@ -332,6 +349,9 @@ _ENV = {  # setting → environment variables, first found wins
     "github_api_url": ("DEVDIGEST_GITHUB_API_URL",),
     "github_token": ("DEVDIGEST_GITHUB_TOKEN", "GITHUB_TOKEN"),
     "github_graphql": ("DEVDIGEST_GITHUB_GRAPHQL",),
+    "github_tokens": ("DEVDIGEST_GITHUB_TOKENS",),
+    "broker_url": ("DEVDIGEST_BROKER_URL",),
+    "result_backend": ("DEVDIGEST_RESULT_BACKEND",),
     "out": ("DEVDIGEST_OUT",),
     "site_url": ("DEVDIGEST_SITE_URL",),
 }

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import random
 import re
 import socket
 import struct
@@ -152,6 +153,7 @@ class FakeGitHub:
         limit: int = 5000,
         anonymous_limit: int = 60,
         latency: float = 0.0,
+        jitter: float = 0.0,
         graphql_limit: int = 5000,
         graphql: bool = True,
     ) -> None:
@@ -163,6 +165,7 @@ class FakeGitHub:
             tok: {r.lower() for r in repos} for tok, repos in (no_access or {}).items()
         }
         self.limit, self.anonymous_limit, self.latency = limit, anonymous_limit, latency
+        self.jitter = jitter  # each answer waits latency + uniform(0, jitter) seconds
         self.graphql_limit, self.graphql_enabled = graphql_limit, graphql
         self.faults: list[Fault] = []
         self.requests: list[RequestRecord] = []
@@ -340,7 +343,8 @@ class FakeGitHub:
             record.body = _json_or_none(h.body) if h.command == "POST" else None
             record.fault = fault.kind if fault else None
             self.requests.append(record)
-        delay = self.latency + (fault.delay_ms / 1000 if fault and fault.kind == "slow" else 0.0)
+        delay = self.latency + random.uniform(0, self.jitter)
+        delay += fault.delay_ms / 1000 if fault and fault.kind == "slow" else 0.0
         if delay:
             time.sleep(delay)
         if fault is not None and fault.kind == "reset":

@@ -46,9 +46,9 @@ def cli(ctx: click.Context, config_path: str | None, db: str | None, github_api_
 
 
 def _register() -> None:
-    from devdigest.cli import config_cmd, init_cmd, notify, report, run, site, sync
+    from devdigest.cli import config_cmd, distributed, init_cmd, notify, report, run, site, sync
 
-    for module in (sync, report, run, site, config_cmd, init_cmd, notify):
+    for module in (sync, report, run, site, config_cmd, init_cmd, notify, distributed):
         module.register(cli)
 
 

@@ -56,12 +56,32 @@ def _now(as_of: str | None) -> datetime:
 @_lang_option
 @_wait_option
 @_as_of_option
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "celery"]),
+    default="local",
+    show_default=True,
+    help="local: in this process; celery: enqueue for `devdigest worker`s and return.",
+)
+@click.option("--wait", is_flag=True, help="With --executor celery: follow the run to its end.")
 @click.pass_obj
 def run_cmd(
-    app: AppContext, repos: tuple[str, ...], lang: str | None, wait_lock: float, as_of: str | None
+    app: AppContext,
+    repos: tuple[str, ...],
+    lang: str | None,
+    wait_lock: float,
+    as_of: str | None,
+    executor: str,
+    wait: bool,
 ) -> None:
     """Write every due report of each project (catching up missed ones), then the site."""
     config = app.config
+    if executor == "celery":
+        from devdigest.cli.distributed import run_celery
+
+        langs = languages(lang) if lang else None
+        run_celery(config, list(repos) or None, _now(as_of), langs, wait)
+        return
     anonymous_note(config)
     with open_store(config.db) as store:
         result = run_due(

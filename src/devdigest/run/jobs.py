@@ -21,10 +21,19 @@ from devdigest.window import Window
 
 
 def sync_repository(
-    config: Config, store: Store, repo: str, since: datetime, *, progress: Progress | None = None
+    config: Config,
+    store: Store,
+    repo: str,
+    since: datetime,
+    *,
+    progress: Progress | None = None,
+    wait: bool = True,
 ) -> SyncStats | None:
-    """One incremental sync of ``repo`` that covers every window starting at or after ``since``."""
-    return ensure_synced(config, store, repo, since, progress=progress)
+    """One incremental sync of ``repo`` that covers every window starting at or after ``since``.
+
+    ``wait=False``: raise ``RateLimited`` (with the reset time) instead of waiting for a reset.
+    """
+    return ensure_synced(config, store, repo, since, progress=progress, wait=wait)
 
 
 def write_window_reports(

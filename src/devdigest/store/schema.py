@@ -215,6 +215,35 @@ llm_capabilities = sa.Table(
     sa.Column("probed_at", UTCDateTime, nullable=False),
 )
 
+tasks = sa.Table(  # one row per distributed task (its Celery id): kept across redeliveries
+    "tasks",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("run_id", sa.Integer, index=True),
+    sa.Column("name", sa.String(40), nullable=False),  # sync | reports | notify | site
+    sa.Column("repo", sa.String(200)),
+    sa.Column("window", sa.String(40)),  # the window's local date, for reports
+    sa.Column("status", sa.String(20), nullable=False),  # running | retrying | ok | failed
+    sa.Column("attempts", sa.Integer, nullable=False, default=0),
+    sa.Column("requests", sa.Integer, nullable=False, default=0),
+    sa.Column("seconds", sa.Float, nullable=False, default=0.0),
+    sa.Column("started_at", UTCDateTime, nullable=False),
+    sa.Column("finished_at", UTCDateTime),
+    sa.Column("error", sa.Text),
+)
+
+github_tokens = sa.Table(  # the shared GitHub budget: each token's state as GitHub last reported
+    "github_tokens",
+    metadata,
+    sa.Column("fingerprint", sa.String(16), primary_key=True),  # never the token itself
+    sa.Column("remaining", sa.Integer),
+    sa.Column("limit", sa.Integer),
+    sa.Column("reset_at", UTCDateTime),
+    sa.Column("leased_by", sa.String(200)),  # the task using it; one request stream per token
+    sa.Column("lease_until", UTCDateTime),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+)
+
 schema_migrations = sa.Table(
     "schema_migrations",
     metadata,
@@ -263,6 +292,11 @@ def _llm_capabilities(conn: Connection) -> None:
     llm_capabilities.create(conn, checkfirst=True)
 
 
+def _tasks(conn: Connection) -> None:
+    tasks.create(conn, checkfirst=True)
+    github_tokens.create(conn, checkfirst=True)
+
+
 # Ordered, named steps; append new ones, never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_initial", _initial),
@@ -271,6 +305,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0004_runs", _runs),
     ("0005_llm_capabilities", _llm_capabilities),
     ("0006_deliveries", _deliveries),
+    ("0007_tasks", _tasks),
 ]
 
 

@@ -1,0 +1,77 @@
+"""The Celery application: ``celery -A devdigest.distributed.app inspect ping`` works on it.
+
+Broker and result backend come from the configuration (``DEVDIGEST_BROKER_URL``,
+``DEVDIGEST_RESULT_BACKEND``, or ``broker_url`` / ``result_backend`` in devdigest.toml). Redis is
+the default; ``amqp://`` (RabbitMQ) works as a broker too, with results in Redis or any backend
+Celery supports for chords.
+"""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+from kombu import Exchange, Queue
+
+from devdigest.config import Config, load_config
+
+SMALL_QUEUE = "devdigest.small"
+LARGE_QUEUE = "devdigest.large"
+QUEUES = (SMALL_QUEUE, LARGE_QUEUE)
+
+_config: Config | None = None
+
+
+def current_config() -> Config:
+    """The configuration tasks run with: set by ``devdigest worker``, else read once."""
+    global _config
+    if _config is None:
+        _config = load_config(os.environ.get("DEVDIGEST_CONFIG"))
+    return _config
+
+
+def use_config(config: Config) -> None:
+    """Run the tasks of this process with ``config`` and configure the app from it."""
+    global _config
+    _config = config
+    configure(app, config)
+
+
+def queue_name(name: str) -> str:
+    """``name`` with the optional ``DEVDIGEST_QUEUE_PREFIX`` (isolates tests and tenants)."""
+    prefix = os.environ.get("DEVDIGEST_QUEUE_PREFIX", "")
+    return f"{prefix}{name}"
+
+
+def _queue(name: str) -> Queue:
+    return Queue(name, Exchange(name, type="direct"), routing_key=name)
+
+
+def configure(celery: Celery, config: Config) -> None:
+    backend = config.result_backend or (
+        config.broker_url if config.broker_url.startswith("redis") else "redis://127.0.0.1:6379/0"
+    )
+    visibility = float(os.environ.get("DEVDIGEST_VISIBILITY_TIMEOUT", 3600))
+    celery.conf.update(
+        broker_url=config.broker_url,
+        result_backend=backend,
+        task_acks_late=True,  # a task is acknowledged when done: a dead worker's task comes back
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,  # a worker reserves only what it runs
+        task_time_limit=3600,
+        task_soft_time_limit=3300,
+        task_default_queue=queue_name(SMALL_QUEUE),
+        task_queues=[_queue(queue_name(name)) for name in QUEUES],
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        result_expires=7 * 24 * 3600,
+        broker_connection_retry_on_startup=True,
+        broker_transport_options={"visibility_timeout": visibility},
+        result_backend_transport_options={"visibility_timeout": visibility},
+        worker_hijack_root_logger=False,
+    )
+
+
+app = Celery("devdigest", include=["devdigest.distributed.tasks"])
+configure(app, current_config())

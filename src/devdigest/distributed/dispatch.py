@@ -1,0 +1,169 @@
+"""``devdigest run --executor celery`` and ``devdigest status``.
+
+Planning reads only the shared store (a report counts as written when the store has it: workers
+on other machines write the files on their own disks). The run is recorded in ``runs`` with
+status ``queued``; the site task closes it as ``ok`` or ``failed``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import sqlalchemy as sa
+from celery import chain, chord
+
+from devdigest.config import Config, Project
+from devdigest.distributed import ledger
+from devdigest.distributed.app import LARGE_QUEUE, QUEUES, SMALL_QUEUE, app, queue_name
+from devdigest.distributed.tasks import (
+    enqueued_now,
+    notify_task,
+    reports_task,
+    site_task,
+    sync_task,
+)
+from devdigest.run.executor import ProjectPlan
+from devdigest.run.lock import run_lock
+from devdigest.run.runner import select_projects
+from devdigest.run.windows import plan_due_windows
+from devdigest.store import Store
+from devdigest.store import schema as t
+from devdigest.store.runs import last_run, start_run, stored_windows
+
+LARGE = 2000  # items updated in the store over the last 30 days that make a repository large
+
+
+@dataclass
+class Enqueued:
+    run_id: int
+    plans: list[ProjectPlan]
+    tasks: int  # how many tasks the run enqueued (site included)
+
+
+def plan_from_store(
+    config: Config, store: Store, project: Project, now: datetime, langs: list[str] | None
+) -> ProjectPlan:
+    schedule = config.schedule_for(project)
+    due = plan_due_windows(
+        schedule.window,
+        project.tz,
+        schedule.cutoff,
+        langs or schedule.langs,
+        now,
+        stored_windows(store, project.repo),
+    )
+    return ProjectPlan(project.repo, project.display_name, due, schedule.writer)
+
+
+def queue_for(store: Store, repo: str, now: datetime) -> str:
+    """Large repositories get their own queue, so they neither starve nor are starved."""
+    recent = store.items_updated(repo, now - timedelta(days=30))
+    return queue_name(LARGE_QUEUE if len(recent) >= LARGE else SMALL_QUEUE)
+
+
+def repository_chain(plan: ProjectPlan, run_id: int, now: datetime, queue: str) -> Any:
+    """sync → one reports task per window → notify, for one repository."""
+    base = {"run_id": run_id, "repo": plan.repo}
+    sync = sync_task.s(
+        None, base | {"since": plan.since.isoformat(), "enqueued_at": enqueued_now()}
+    )
+    steps = [sync.set(queue=queue)]
+    for due in plan.windows:
+        job = base | {
+            "start": due.window.start.isoformat(),
+            "end": due.window.end.isoformat(),
+            "tz": due.window.tz,
+            "langs": list(due.langs),
+            "writer": plan.writer,
+            "now": now.isoformat(),
+            "date": due.window.local_date.isoformat(),
+        }
+        steps.append(reports_task.s(job).set(queue=queue))
+    dates = [due.window.local_date.isoformat() for due in plan.windows]
+    steps.append(notify_task.s(base | {"dates": dates}).set(queue=queue))
+    return chain(*steps)
+
+
+def enqueue_run(
+    config: Config,
+    store: Store,
+    repos: list[str] | None = None,
+    *,
+    now: datetime,
+    langs: list[str] | None = None,
+) -> Enqueued:
+    """Plan every project from the store and enqueue one chord for the run."""
+    ledger.require_shared_store(store)
+    projects = select_projects(config, repos)
+    with run_lock(store, wait=30):  # planning and enqueuing only; the workers do the rest
+        plans = [plan_from_store(config, store, p, now, langs) for p in projects]
+        plans = [plan for plan in plans if plan.windows]
+        run_id = start_run(store, "celery")
+        chains = [repository_chain(p, run_id, now, queue_for(store, p.repo, now)) for p in plans]
+        body = site_task.s(run_id).set(queue=queue_name(SMALL_QUEUE))
+        if chains:
+            chord(chains)(body)
+        else:
+            body.apply_async(args=([],))
+    tasks = sum(len(plan.windows) + 2 for plan in plans) + 1
+    return Enqueued(run_id, plans, tasks)
+
+
+def run_state(store: Store, run_id: int) -> dict[str, Any]:
+    """The run's status and its tasks by status."""
+    rows = ledger.task_rows(store, run_id)
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row["status"]] = counts.get(row["status"], 0) + 1
+    run = last_run_by_id(store, run_id)
+    return {"status": run["status"] if run else "unknown", "tasks": counts, "rows": rows}
+
+
+def last_run_by_id(store: Store, run_id: int) -> dict[str, Any] | None:
+    with store.engine.connect() as conn:
+        row = conn.execute(sa.select(t.runs).where(t.runs.c.id == run_id)).mappings().first()
+    return dict(row) if row else None
+
+
+def wait_for(store: Store, run_id: int, on_poll: Any = None, poll: float = 1.0) -> dict:
+    """Poll until the run is closed by its site task; ``on_poll(state)`` after each look."""
+    while True:
+        state = run_state(store, run_id)
+        if on_poll:
+            on_poll(state)
+        if state["status"] in ("ok", "failed"):
+            return state
+        time.sleep(poll)
+
+
+def queue_depths() -> dict[str, int | None]:
+    """Messages waiting in each queue (``None``: the broker could not be asked)."""
+    depths: dict[str, int | None] = {}
+    try:
+        with app.connection_for_read() as conn:
+            channel = conn.default_channel
+            for name in QUEUES:
+                depths[queue_name(name)] = channel.queue_declare(
+                    queue_name(name), passive=True
+                ).message_count
+    except Exception:
+        return {queue_name(name): depths.get(queue_name(name)) for name in QUEUES}
+    return depths
+
+
+def status(store: Store) -> dict[str, Any]:
+    """What ``devdigest status`` shows: queues, the latest run's tasks, failures, tokens."""
+    run = last_run(store)
+    rows = ledger.task_rows(store, run["id"]) if run else []
+    return {
+        "queues": queue_depths(),
+        "run": run,
+        "running": [r for r in rows if r["status"] in ("running", "retrying")],
+        "done": sum(r["status"] == "ok" for r in rows),
+        "failed": [r for r in rows if r["status"] == "failed"],
+        "tokens": ledger.token_rows(store),
+        "now": datetime.now(UTC),
+    }

@@ -1,0 +1,173 @@
+"""What every worker must see, kept in the shared PostgreSQL store.
+
+* ``tasks``: one row per task id (a redelivered task updates its own row): status, attempts,
+  requests, duration and, for a permanent failure, the reason.
+* ``github_tokens``: each token's remaining budget and reset time as GitHub last reported them,
+  and a lease, so that one token carries one request stream at a time.
+* the repository lock: a session-level advisory lock, so that one sync per repository runs at a
+  time across all workers; the server releases it when the holder's connection ends, even if
+  the worker was killed, so no expiry has to be guessed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+from devdigest.errors import ConfigError
+from devdigest.github.client import token_fingerprint
+from devdigest.store import Store
+from devdigest.store import schema as t
+
+_REPO_LOCK_CLASS = 0x6465  # first half of the advisory key; the second hashes schema and repo
+LEASE = timedelta(minutes=30)  # a lease outlives a dead worker by at most this long
+BUSY_RETRY = timedelta(seconds=3)
+
+
+def require_shared_store(store: Store) -> None:
+    """Workers on several machines need one PostgreSQL store."""
+    if store.engine.dialect.name != "postgresql":
+        raise ConfigError(
+            "the Celery executor needs a PostgreSQL store that every worker shares: "
+            "pass --db postgresql+psycopg://USER@HOST/DB (or set DEVDIGEST_DB)"
+        )
+
+
+# --- tasks ---------------------------------------------------------------------------------
+
+
+def record_task(store: Store, task_id: str, **values: Any) -> None:
+    """Create or update the row of ``task_id`` (``attempts`` is incremented when given as 1)."""
+    now = datetime.now(UTC)
+    c = t.tasks.c
+    with store.transaction() as conn:
+        found = conn.execute(sa.select(c.attempts).where(c.id == task_id)).first()
+        if found is None:
+            conn.execute(t.tasks.insert().values(id=task_id, started_at=now, **values))
+            return
+        if values.get("attempts") == 1:
+            values["attempts"] = found.attempts + 1
+        conn.execute(t.tasks.update().where(c.id == task_id).values(**values))
+
+
+def task_rows(store: Store, run_id: int | None = None) -> list[dict[str, Any]]:
+    query = sa.select(t.tasks).order_by(t.tasks.c.started_at)
+    if run_id is not None:
+        query = query.where(t.tasks.c.run_id == run_id)
+    with store.engine.connect() as conn:
+        return [dict(row) for row in conn.execute(query).mappings()]
+
+
+# --- the repository lock -------------------------------------------------------------------
+
+
+@contextmanager
+def repo_lock(store: Store, repo: str) -> Iterator[bool]:
+    """Try to hold ``repo``'s sync lock; yields whether it was obtained (never waits)."""
+    key = sa.func.hashtext(sa.func.current_schema() + ":" + repo.lower())
+    with store.engine.connect() as conn:
+        held = conn.execute(sa.select(sa.func.pg_try_advisory_lock(_REPO_LOCK_CLASS, key))).scalar()
+        conn.commit()
+        try:
+            yield bool(held)
+        finally:
+            if held and not conn.closed and not conn.invalidated:
+                with contextlib.suppress(sa.exc.DBAPIError):  # a lost connection lost the lock
+                    conn.execute(sa.select(sa.func.pg_advisory_unlock(_REPO_LOCK_CLASS, key)))
+                    conn.commit()
+
+
+def synced_since(store: Store, repo: str, when: datetime) -> bool:
+    """Whether a sync of ``repo`` that started at or after ``when`` completed."""
+    s = t.sync_runs.c
+    query = (
+        sa.select(sa.func.count())
+        .select_from(t.sync_runs.join(t.repos))
+        .where(t.repos.c.full_name == repo.lower(), s.status == "ok", s.started_at >= when)
+    )
+    with store.engine.connect() as conn:
+        return bool(conn.execute(query).scalar())
+
+
+# --- the token budget ----------------------------------------------------------------------
+
+
+def register_tokens(store: Store, tokens: list[str]) -> None:
+    """Make every token of the pool known (budget unknown until GitHub reports it)."""
+    now = datetime.now(UTC)
+    rows = [{"fingerprint": token_fingerprint(token), "updated_at": now} for token in tokens]
+    with store.transaction() as conn:
+        conn.execute(postgresql.insert(t.github_tokens).values(rows).on_conflict_do_nothing())
+
+
+def lease_token(
+    store: Store, tokens: list[str], holder: str, reserve: int
+) -> tuple[str | None, datetime | None]:
+    """A token with budget, leased to ``holder``; else ``(None, when to try again)``.
+
+    A token is free when unleased (or its lease expired) and has more than ``reserve``
+    requests left, or its reset time has passed. The row lock (``SKIP LOCKED``) lets workers
+    lease concurrently without two getting one token.
+    """
+    register_tokens(store, tokens)
+    by_fp = {token_fingerprint(token): token for token in tokens}
+    now = datetime.now(UTC)
+    c = t.github_tokens.c
+    usable = sa.or_(c.remaining.is_(None), c.remaining > reserve, c.reset_at <= now)
+    free = sa.or_(c.leased_by.is_(None), c.lease_until <= now)
+    query = (
+        sa.select(c.fingerprint)
+        .where(c.fingerprint.in_(by_fp), usable, free)
+        .order_by(sa.func.coalesce(c.remaining, 1 << 30).desc())
+        .limit(1)
+        .with_for_update(skip_locked=True)
+    )
+    with store.transaction() as conn:
+        fp = conn.execute(query).scalar()
+        if fp is not None:
+            conn.execute(
+                t.github_tokens.update()
+                .where(c.fingerprint == fp)
+                .values(leased_by=holder, lease_until=now + LEASE)
+            )
+            return by_fp[fp], None
+        pool = c.fingerprint.in_(by_fp)
+        busy = conn.execute(sa.select(sa.func.count()).where(pool, usable)).scalar()
+        reset = conn.execute(sa.select(sa.func.min(c.reset_at)).where(pool)).scalar()
+    if busy or reset is None:  # budget left, but every such token is in use: try again soon
+        return None, now + BUSY_RETRY
+    return None, reset  # every token is spent until its reset
+
+
+def release_token(
+    store: Store,
+    token: str,
+    remaining: int | None,
+    limit: int | None,
+    reset: float | None,
+) -> None:
+    """End the lease and keep what GitHub last reported for the token."""
+    values: dict[str, Any] = {"leased_by": None, "lease_until": None}
+    values["updated_at"] = datetime.now(UTC)
+    if remaining is not None:
+        values |= {"remaining": remaining, "limit": limit}
+    if reset is not None:
+        values["reset_at"] = datetime.fromtimestamp(reset, UTC)
+    with store.transaction() as conn:
+        conn.execute(
+            t.github_tokens.update()
+            .where(t.github_tokens.c.fingerprint == token_fingerprint(token))
+            .values(**values)
+        )
+
+
+def token_rows(store: Store) -> list[dict[str, Any]]:
+    with store.engine.connect() as conn:
+        query = sa.select(t.github_tokens).order_by(t.github_tokens.c.fingerprint)
+        return [dict(row) for row in conn.execute(query).mappings()]

@@ -1,0 +1,234 @@
+"""Shared by the distributed tests: many repositories on the fake GitHub server, Celery worker
+subprocesses on a private queue prefix and PostgreSQL schema, and what to check afterwards."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import functools
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import kombu
+import pytest
+import redis
+import sqlalchemy as sa
+
+from devdigest.sample.dataset import generate_day
+from devdigest.sample.model import Dataset
+from devdigest.store import open_store
+from devdigest.store import schema as t
+from tests.run_case import END, thin, write_config
+
+REDIS_URL = os.environ.get("DEVDIGEST_TEST_REDIS_URL", "redis://127.0.0.1:6379")
+TOKENS = ("tok-a", "tok-b", "tok-c")
+MAIN = "import sys; from devdigest.cli import main; sys.exit(main())"
+
+
+def require_redis(url: str = REDIS_URL) -> str:
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=3).ping()
+    except redis.RedisError as exc:
+        message = f"Redis at {url} is unreachable ({exc}): start it or set DEVDIGEST_TEST_REDIS_URL"
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the distributed tests: {message}", pytrace=False)
+        pytest.skip(message)
+    return url
+
+
+@functools.cache
+def _base() -> Dataset:
+    return generate_day(seed=11, repo="acme/base", history_days=1)
+
+
+def many_repositories(count: int) -> list[Dataset]:
+    """``count`` repositories of varied sizes: every tenth one busy, the others small."""
+    sets = []
+    for k in range(count):
+        ds = copy.deepcopy(_base())
+        ds.repo = f"acme/r{k:03d}"
+        sets.append(thin(ds, 3 if k % 10 == 0 else 25 + k % 7))
+    return sets
+
+
+@dataclass
+class Cluster:
+    """Worker subprocesses for one test: own queue prefix, own schema, own output folder."""
+
+    tmp: Path
+    db: str
+    api: str
+    repos: list[str]
+    broker: str
+    backend: str | None = None  # result backend, when the broker is not Redis
+    prefix: str = field(default_factory=lambda: f"t{uuid.uuid4().hex[:10]}.")
+    tokens: tuple[str, ...] = TOKENS
+    # Redis redelivers a task unacknowledged this long (a dead worker's, or a slow live one's)
+    visibility: int = 60
+    workers: list[subprocess.Popen] = field(default_factory=list)
+
+    @property
+    def config(self) -> Path:
+        path = self.tmp / "devdigest.toml"
+        if not path.exists():
+            write_config(path, self.tmp, self.repos)
+        return path
+
+    def env(self) -> dict[str, str]:
+        src = str(Path(__file__).resolve().parents[1] / "src")
+        return (
+            os.environ
+            | {
+                "PYTHONPATH": src,
+                "DEVDIGEST_BROKER_URL": self.broker,
+                "DEVDIGEST_QUEUE_PREFIX": self.prefix,
+                "DEVDIGEST_VISIBILITY_TIMEOUT": str(self.visibility),
+                "DEVDIGEST_GITHUB_TOKENS": ",".join(self.tokens),
+            }
+            | ({"DEVDIGEST_RESULT_BACKEND": self.backend} if self.backend else {})
+        )
+
+    def cli(self, *args: str) -> list[str]:
+        base = [sys.executable, "-c", MAIN, "--config", str(self.config), "--db", self.db]
+        return [*base, "--github-api-url", self.api, *args]
+
+    def start_worker(self, concurrency: int = 2) -> subprocess.Popen:
+        log = open(self.tmp / f"worker{len(self.workers)}.log", "w")  # noqa: SIM115
+        proc = subprocess.Popen(
+            self.cli("worker", "--concurrency", str(concurrency), "--loglevel", "WARNING"),
+            env=self.env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.workers.append(proc)
+        return proc
+
+    def enqueue(self, *extra: str) -> subprocess.CompletedProcess:
+        args = self.cli("run", "--executor", "celery", "--as-of", END.isoformat(), *extra)
+        return subprocess.run(args, env=self.env(), capture_output=True, text=True, timeout=300)
+
+    def celery(self, *args: str) -> subprocess.CompletedProcess:
+        """Celery's own command line on our app."""
+        command = [sys.executable, "-m", "celery", "-A", "devdigest.distributed.app", *args]
+        env = self.env() | {"DEVDIGEST_CONFIG": str(self.config), "DEVDIGEST_DB": self.db}
+        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+
+    def kill(self, proc: subprocess.Popen) -> None:
+        """``kill -9`` of the worker and its pool processes."""
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+
+    def stop(self) -> None:
+        for proc in self.workers:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.workers:
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(10)
+
+    def logs(self) -> str:
+        return "\n".join(p.read_text() for p in sorted(self.tmp.glob("worker*.log")))
+
+
+@contextmanager
+def cluster(
+    tmp: Path, db: str, api: str, repos: list[str], broker: str, backend: str | None = None
+) -> Iterator[Cluster]:
+    nodes = Cluster(tmp, db, api, repos, broker, backend)
+    try:
+        yield nodes
+    finally:
+        nodes.stop()
+        drop_queues(broker, nodes.prefix)
+
+
+def drop_queues(broker: str, prefix: str) -> None:
+    """Remove this test's queues from the broker."""
+    if broker.startswith("redis"):
+        client = redis.Redis.from_url(broker)
+        with contextlib.suppress(redis.ConnectionError):  # a private server already stopped
+            for key in client.scan_iter(f"{prefix}*"):
+                client.delete(key)
+        return
+    with kombu.Connection(broker) as conn:
+        for name in ("devdigest.small", "devdigest.large"):
+            conn.default_channel.queue_delete(prefix + name)
+
+
+@contextmanager
+def private_redis(tmp: Path, port: int) -> Iterator[subprocess.Popen]:
+    """A redis-server of the test's own, persisting to ``tmp`` (its data survive a restart)."""
+    args = ["redis-server", "--port", str(port), "--dir", str(tmp), "--appendonly", "yes"]
+    proc = subprocess.Popen([*args, "--save", ""], stdout=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: _pings(port), 20, "the private redis-server")
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
+def _pings(port: int) -> bool:
+    try:
+        return bool(redis.Redis(port=port, socket_connect_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until(check, timeout: float, what: str, cluster: Cluster | None = None):
+    """Poll ``check()`` until it returns something true (not a timing assertion: a deadlock
+    guard, generous on a loaded machine)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.5)
+    logs = cluster.logs()[-3000:] if cluster else ""
+    raise AssertionError(f"gave up waiting for {what}\n{logs}")
+
+
+def rows(db: str, query: sa.Select) -> list[sa.Row]:
+    with open_store(db) as store, store.engine.connect() as conn:
+        return list(conn.execute(query))
+
+
+def run_status(db: str, run_id: int) -> str:
+    return rows(db, sa.select(t.runs.c.status).where(t.runs.c.id == run_id))[0][0]
+
+
+def failures(db: str) -> list[tuple]:
+    """What failed, for assertion messages."""
+    c = t.tasks.c
+    query = sa.select(c.name, c.repo, c.error).where(c.status == "failed")
+    return [tuple(row) for row in rows(db, query)] + rows(db, sa.select(t.runs.c.summary))
+
+
+def report_keys(db: str) -> list[tuple]:
+    r = t.reports.c
+    query = sa.select(t.repos.c.full_name, r.local_date, r.lang).join(t.repos)
+    return sorted(tuple(row) for row in rows(db, query))
+
+
+def run_id_of(result: subprocess.CompletedProcess) -> int:
+    assert result.returncode == 0, result.stderr
+    return int(result.stdout.split()[1].rstrip(":"))
