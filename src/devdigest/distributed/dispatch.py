@@ -82,8 +82,8 @@ def repository_chain(plan: ProjectPlan, run_id: int, now: datetime, queue: str) 
             "date": due.window.local_date.isoformat(),
         }
         steps.append(reports_task.s(job).set(queue=queue))
-    dates = [due.window.local_date.isoformat() for due in plan.windows]
-    steps.append(notify_task.s(base | {"dates": dates}).set(queue=queue))
+    windows = [[due.window.start.isoformat(), due.window.end.isoformat()] for due in plan.windows]
+    steps.append(notify_task.s(base | {"windows": windows}).set(queue=queue))
     return chain(*steps)
 
 

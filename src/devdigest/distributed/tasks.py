@@ -220,7 +220,8 @@ def notify_task(self: Task, job: dict) -> dict:
     from devdigest.notify import deliver_pending
 
     config, db = current_config(), store()
-    reports = [r for r in db.reports(job["repo"]) if r.window.local_date in set(job["dates"])]
+    wanted = {tuple(map(datetime.fromisoformat, pair)) for pair in job["windows"]}
+    reports = [r for r in db.reports(job["repo"]) if (r.window.start, r.window.end) in wanted]
     delivered = deliver_pending(config, db, job["repo"], reports)
     return {"notified": len(delivered or [])}
 
