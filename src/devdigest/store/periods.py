@@ -40,6 +40,12 @@ def period_reports(
     store: Store, repo: str | None = None, kind: str | None = None
 ) -> list[PeriodReport]:
     """Stored period reports (all repos or one; all kinds or one), oldest window first."""
+    texts = period_report_json(store, repo, kind)
+    return [PeriodReport.model_validate_json(text) for text in texts]
+
+
+def period_report_json(store: Store, repo: str | None = None, kind: str | None = None) -> list[str]:
+    """The stored period reports as JSON text, unparsed (same order as ``period_reports``)."""
     p = t.period_reports.c
     order = (store._bytewise(t.repos.c.full_name), p.window_start, p.kind, store._bytewise(p.lang))
     query = sa.select(p.report).join(t.repos).order_by(*order)
@@ -48,7 +54,7 @@ def period_reports(
     if kind:
         query = query.where(p.kind == kind)
     with store.engine.connect() as conn:
-        return [PeriodReport.model_validate_json(row.report) for row in conn.execute(query)]
+        return [row.report for row in conn.execute(query)]
 
 
 def stored_period_windows(store: Store, repo: str, kind: str, lang: str) -> set[tuple]:
