@@ -120,7 +120,7 @@ def backfill(
     last = now if until is None else min(now, _local(until + timedelta(days=1), cutoff, project.tz))
 
     def planner(project: Project) -> ProjectPlan:
-        return plan_project(config, store, project, last, langs=langs, since=after)
+        return plan_project(config, store, project, last, langs=langs, since=after, periods=False)
 
     return execute(config, store, [project], planner, "backfill", now, executor, wait_lock)
 
