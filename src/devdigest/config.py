@@ -143,6 +143,14 @@ class Schedule(_Strict):
     window: str = "day"  # a kind of devdigest.run.windows.WINDOW_KINDS: day (calendar) or 24h
     langs: list[str] = Field(default_factory=lambda: ["zh"])
     writer: str = "auto"  # auto | offline | llm
+    periods: list[str] = Field(default_factory=list)  # week and/or month reports `run` writes
+
+    @field_validator("periods")
+    @classmethod
+    def _known_periods(cls, value: list[str]) -> list[str]:
+        if any(kind not in ("week", "month") for kind in value):
+            raise ValueError("periods must list week and/or month, e.g. ['week', 'month']")
+        return value
 
     @field_validator("cutoff")
     @classmethod

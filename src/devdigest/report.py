@@ -206,11 +206,13 @@ def generate_period_reports(
     progress: Progress | None = None,
 ) -> PeriodRun:
     """The period report (week, month, any window longer than a day) of ``repo`` over
-    ``window``: sync (unless ``no_sync``), analyse once, write one report per language.
+    ``window``: sync (unless ``no_sync``), analyse once, write and store one report per
+    language.
 
     Period reports are written offline: their numbers and rankings come from the store.
     """
     from devdigest.analysis.period import compute_period_analysis
+    from devdigest.store.periods import save_period_report
     from devdigest.writers.period import write_period_report
 
     stats = sync_for(config, store, repo, window, no_sync=no_sync, progress=progress)
@@ -225,6 +227,7 @@ def generate_period_reports(
         if stats is not None:
             report.provenance.github_requests = stats.requests
             report.provenance.data_fetched_at = stats.finished_at
+        save_period_report(store, report)
         reports.append(report)
     return PeriodRun(reports=reports, sync=stats)
 

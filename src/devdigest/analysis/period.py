@@ -93,9 +93,10 @@ def compare(store: Store, repo: str, window: Window, earliest: datetime | None):
         if earliest is None or cursor.start < earliest:
             break
         periods.append(window_counts(store, repo, cursor.start, cursor.end))
-    previous = Counts(**periods[0]) if periods else None
+    if not periods:  # the store does not reach back to the previous period
+        return None, None, 0
     mean = {k: round(sum(p[k] for p in periods) / len(periods), 2) for k in COUNT_KEYS}
-    return previous, (mean if periods else None), len(periods)
+    return Counts(**periods[0]), mean, len(periods)
 
 
 def compute_period_topics(

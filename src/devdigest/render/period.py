@@ -172,3 +172,24 @@ def render_period_markdown(report: PeriodReport) -> str:
 def render_period_json(report: PeriodReport) -> str:
     """The report as JSON; ``PeriodReport.model_validate_json`` reads it."""
     return report.model_dump_json(indent=2) + "\n"
+
+
+def render_period_html(report: PeriodReport) -> tuple[str, str]:
+    """The report as HTML (raw HTML disabled, as for days), in two fragments: before and after
+    the chart's image line, so a page can show the chart inline in its place."""
+    from devdigest.render.html import _mark_external, make_parser
+
+    chart_line = f"]({chart_name(report)})"
+    lines = render_period_markdown(report).splitlines()
+    at = next(
+        (k for k, line in enumerate(lines) if line.startswith("![") and line.endswith(chart_line)),
+        len(lines),
+    )
+    parser = make_parser()
+
+    def html(part: list[str]) -> str:
+        tokens = parser.parse("\n".join(part) + "\n")
+        _mark_external(tokens)
+        return parser.renderer.render(tokens, parser.options, {})
+
+    return html(lines[:at]), html(lines[at + 1 :])

@@ -17,7 +17,9 @@ from typing import Protocol
 from devdigest.config import Config, Project
 from devdigest.errors import DevdigestError
 from devdigest.models import DailyReport
+from devdigest.period_models import PeriodReport
 from devdigest.run.jobs import finished_windows, sync_repository, write_window_reports
+from devdigest.run.periods import DuePeriod, plan_due_periods, write_due_period
 from devdigest.run.windows import DueWindow, plan_due_windows
 from devdigest.store import Store
 
@@ -32,10 +34,12 @@ class ProjectPlan:
     name: str
     windows: list[DueWindow]
     writer: str
+    periods: list[DuePeriod] = field(default_factory=list)
 
     @property
     def since(self) -> datetime | None:
-        return min((due.window.start for due in self.windows), default=None)
+        starts = [due.window.start for due in self.windows + self.periods]
+        return min(starts, default=None)
 
 
 @dataclass
@@ -45,12 +49,13 @@ class ProjectOutcome:
     repo: str
     name: str
     status: str  # "up to date" | "ok" | "failed"
-    dates: list[str] = field(default_factory=list)  # windows written, by local date
+    dates: list[str] = field(default_factory=list)  # windows written: local date, week, month
     reports: int = 0
     requests: int = 0
     seconds: float = 0.0
     error: str | None = None
     written: list[DailyReport] = field(default_factory=list, repr=False)
+    written_periods: list[PeriodReport] = field(default_factory=list, repr=False)
 
     def to_json(self) -> dict:
         return {
@@ -71,15 +76,19 @@ def plan_project(
     *,
     langs: list[str] | None = None,
     since: datetime | None = None,
+    periods: bool = True,
 ) -> ProjectPlan:
-    """The windows ``project`` needs at ``now`` (``langs`` overrides the schedule's)."""
+    """The windows ``project`` needs at ``now`` (``langs`` overrides the schedule's), and the
+    weeks and months its schedule asks for (unless ``periods`` is False)."""
     schedule = config.schedule_for(project)
     wanted = langs or schedule.langs
     done = finished_windows(config, store, project.repo)
     due = plan_due_windows(
         schedule.window, project.tz, schedule.cutoff, wanted, now, done, since=since
     )
-    return ProjectPlan(project.repo, project.display_name, due, schedule.writer)
+    kinds = schedule.periods if periods else []
+    due_periods = plan_due_periods(store, project.repo, kinds, project.tz, wanted, now)
+    return ProjectPlan(project.repo, project.display_name, due, schedule.writer, due_periods)
 
 
 class Executor(Protocol):
@@ -101,7 +110,7 @@ class LocalExecutor:
 
     def _one(self, config: Config, store: Store, plan: ProjectPlan, now: datetime):
         outcome = ProjectOutcome(plan.repo, plan.name, "up to date")
-        if not plan.windows:
+        if not plan.windows and not plan.periods:
             return outcome
         started = time.perf_counter()
         try:
@@ -142,6 +151,12 @@ def run_project(
         )
         outcome.dates.append(due.window.local_date.isoformat())
         outcome.reports = len(outcome.written)
+    for period in plan.periods:
+        say(plan.repo, f"writing the {period.kind} {period.window.label}")
+        written = write_due_period(config, store, plan.repo, period, now=now)
+        outcome.written_periods += written
+        outcome.dates.append(written[0].period)
+        outcome.reports += len(written)
     # NOTIFY STEP: this project's new reports (outcome.written) are complete here; the
     # notification package delivers its pending messages at this point of the run.
 

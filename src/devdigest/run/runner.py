@@ -14,7 +14,10 @@ from pathlib import Path
 
 from devdigest.config import Config, Project
 from devdigest.errors import ConfigError
-from devdigest.notify import DeliveryResult, deliver_pending
+from devdigest.notify import DeliveryResult
+from devdigest.notify.delivery import deliver_digests
+from devdigest.notify.digest import digest_from_report
+from devdigest.notify.period_digest import digest_from_period
 from devdigest.notify.transport import Transport
 from devdigest.run.executor import (
     Executor,
@@ -120,7 +123,7 @@ def backfill(
     last = now if until is None else min(now, _local(until + timedelta(days=1), cutoff, project.tz))
 
     def planner(project: Project) -> ProjectPlan:
-        return plan_project(config, store, project, last, langs=langs, since=after)
+        return plan_project(config, store, project, last, langs=langs, since=after, periods=False)
 
     return execute(config, store, [project], planner, "backfill", now, executor, wait_lock)
 
@@ -203,10 +206,13 @@ def _notify(
 ) -> list[DeliveryResult]:
     """After the site (so message links resolve): each project's new reports to its targets,
     and earlier failed deliveries again. A target's failure is in its result, never raised."""
-    written = {o.repo: o.written for o in outcomes}
+    by_repo = {o.repo: o for o in outcomes}
     results: list[DeliveryResult] = []
     with Transport() as transport:  # shared, so a target of several projects is paced once
         for project in (p for p in projects if p.notify):
-            reports = written.get(project.repo, [])
-            results += deliver_pending(config, store, project.repo, reports, transport=transport)
+            outcome = by_repo.get(project.repo)
+            digests = [digest_from_report(r, config) for r in outcome.written] if outcome else []
+            if outcome:  # then its weeks and months
+                digests += [digest_from_period(r, config) for r in outcome.written_periods]
+            results += deliver_digests(config, store, project.repo, digests, transport=transport)
     return results

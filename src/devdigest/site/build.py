@@ -24,7 +24,8 @@ Design (atomic and incremental at once):
 Only pages whose inputs changed are rendered (in worker processes when there are many, as in a
 first build): a new report rewrites its own page, the pages of
 its neighbouring days (their previous/next links), its project's index, the home page, the
-feeds and the JSON index; every other page is linked from the previous build.
+feeds and the JSON index; every other page is linked from the previous build. Stored week and
+month reports get their pages and feeds the same way (``site/periods.py``).
 """
 
 from __future__ import annotations
@@ -48,9 +49,12 @@ from devdigest import __version__
 from devdigest.config import Config
 from devdigest.errors import SiteError
 from devdigest.models import DailyReport
+from devdigest.period_models import PeriodReport
 from devdigest.site.feeds import feed_pages, json_pages
 from devdigest.site.layout import CSS, ReportHead, SiteLayout, collect_layout
 from devdigest.site.pages import Page, html_pages
+from devdigest.site.periods import attach_periods, period_pages
+from devdigest.store.periods import period_report_json
 
 MANIFEST = ".devdigest-manifest.json"
 PARALLEL_MIN = 64  # pages to render before worker processes pay off
@@ -120,8 +124,15 @@ def build_site(
             heads.append(ReportHead.from_json(raw))
         except ValidationError:  # a damaged row must not take the whole site down
             unreadable += 1
+    periods = []
+    for raw in period_report_json(store):
+        try:
+            periods.append(PeriodReport.model_validate_json(raw))
+        except ValidationError:
+            unreadable += 1
     base_url = base_url or config.site_url
-    report = build_from_reports(heads, config, out or config.site_out, fmt, base_url, on_page)
+    out = out or config.site_out
+    report = build_from_reports(heads, config, out, fmt, base_url, on_page, periods)
     report.unreadable = unreadable
     return report
 
@@ -133,14 +144,17 @@ def build_from_reports(
     fmt: str = "html",
     base_url: str | None = None,
     on_page: Callable[[str], None] | None = None,
+    periods: list[PeriodReport] | None = None,
 ) -> BuildReport:
-    """``build_site`` over a list of reports (see the module docstring for the design)."""
+    """``build_site`` over a list of reports and week/month reports (see the module docstring
+    for the design)."""
     heads = [r if isinstance(r, ReportHead) else ReportHead.from_report(r) for r in reports]
     if fmt not in FORMATS:
         raise SiteError(f"unknown site format {fmt!r}: use one of {', '.join(FORMATS)}")
     started = time.perf_counter()
     out = Path(out).expanduser().absolute()
     layout = collect_layout(heads, config)
+    attach_periods(layout, periods or [])
     pages = list(_pages(layout, fmt, base_url))
     report = BuildReport(out=out, format=fmt, skipped=layout.skipped)
     _recover(out)
@@ -169,6 +183,7 @@ def _pages(layout: SiteLayout, fmt: str, base_url: str | None) -> Iterator[Page]
     css = (Path(__file__).parent / "static" / "site.css").read_bytes()
     yield Page(CSS, css.decode("utf-8"), lambda: css)
     yield from html_pages(layout)
+    yield from period_pages(layout, base_url)
     yield from feed_pages(layout, base_url)
     yield from json_pages(layout)
 

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 from devdigest.config import REPO_RE, Config
 from devdigest.errors import ConfigError
 from devdigest.models import Counts, DailyReport, Provenance, Statement, Topic, WindowInfo
+from devdigest.period_models import PeriodReport
 from devdigest.run.windows import standard_date
 from devdigest.window import Window
 
@@ -83,6 +84,8 @@ class Project:
     repo: str
     name: str
     days: dict[str, dict[str, ReportHead]] = field(default_factory=dict)
+    # (kind, period) -> lang -> the stored week or month report (``site/periods.py``)
+    periods: dict[tuple[str, str], dict[str, PeriodReport]] = field(default_factory=dict)
 
     @property
     def sample(self) -> bool:

@@ -149,6 +149,8 @@ def project_chart(project: Project, lang: str) -> str:
 
 
 def project_page(layout: SiteLayout, project: Project) -> Page:
+    from devdigest.site.periods import period_feed_links, period_rows  # they build on this module
+
     path = layout.project_path(project)
     rows = []
     for day in reversed(project.dates):
@@ -178,6 +180,8 @@ def project_page(layout: SiteLayout, project: Project) -> Page:
         "chart": project_chart(project, layout.lang),
         "series": list(SERIES),
         "rows": rows,
+        "periods": period_rows(layout, project, path),
+        "period_feeds": period_feed_links(layout, project, path),
         "feed": "feed.xml",
         "count_keys": list(COUNT_KEYS),
     }
@@ -191,6 +195,8 @@ def _neighbour(layout: SiteLayout, project: Project, path: str, day: str | None,
 
 
 def day_pages(layout: SiteLayout, project: Project) -> Iterator[Page]:
+    from devdigest.site.periods import week_link  # it builds on this module
+
     dates = project.dates
     for k, day in enumerate(dates):
         for lang, report in sorted(project.days[day].items()):
@@ -210,6 +216,7 @@ def day_pages(layout: SiteLayout, project: Project) -> Iterator[Page]:
                 "sample": project.sample,
                 "prev": _neighbour(layout, project, path, prev_day, lang),
                 "next": _neighbour(layout, project, path, next_day, lang),
+                "week": week_link(layout, project, path, day, lang),
                 "alternates": [
                     {
                         "lang": other,

@@ -33,6 +33,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "merged_prs": "Merged PRs",
         "closed_unmerged_prs": "Closed unmerged",
         "generated": "Built by devdigest",
+        "periods": "Weeks and months",
+        "period": "Period",
+        "week": "Weekly report",
+        "month": "Monthly report",
+        "week_feed": "Weekly feed",
+        "month_feed": "Monthly feed",
+        "week_link": "Week {period}",
     },
     "zh": {
         "site_title": "开发动态报告",
@@ -64,6 +71,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "merged_prs": "合并 PR",
         "closed_unmerged_prs": "关闭未合并",
         "generated": "由 devdigest 生成",
+        "periods": "周报与月报",
+        "period": "周期",
+        "week": "周报",
+        "month": "月报",
+        "week_feed": "周报订阅",
+        "month_feed": "月报订阅",
+        "week_link": "本周 {period}",
     },
 }
 LANG_NAMES = {"zh": "中文", "en": "English"}

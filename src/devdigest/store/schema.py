@@ -140,6 +140,24 @@ reports = sa.Table(
     sa.UniqueConstraint("repo_id", "window_start", "window_end", "lang", name="uq_reports_window"),
 )
 
+period_reports = sa.Table(  # week, month and longer reports; days stay in ``reports``
+    "period_reports",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("repo_id", sa.Integer, sa.ForeignKey("repos.id"), nullable=False),
+    sa.Column("kind", sa.String(10), nullable=False),  # week, month, period
+    sa.Column("period", sa.String(40), nullable=False),  # "2026-W11", "2026-03", ...
+    sa.Column("window_start", UTCDateTime, nullable=False),
+    sa.Column("window_end", UTCDateTime, nullable=False),
+    sa.Column("tz", sa.String(64), nullable=False),
+    sa.Column("lang", sa.String(8), nullable=False),
+    sa.Column("report", sa.Text, nullable=False),  # PeriodReport JSON
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.UniqueConstraint(
+        "repo_id", "kind", "window_start", "window_end", "lang", name="uq_period_reports"
+    ),
+)
+
 llm_cache = sa.Table(
     "llm_cache",
     metadata,
@@ -288,6 +306,10 @@ def _runs(conn: Connection) -> None:
     runs.create(conn, checkfirst=True)
 
 
+def _period_reports(conn: Connection) -> None:
+    period_reports.create(conn, checkfirst=True)
+
+
 def _llm_capabilities(conn: Connection) -> None:
     llm_capabilities.create(conn, checkfirst=True)
 
@@ -305,6 +327,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0004_runs", _runs),
     ("0005_llm_capabilities", _llm_capabilities),
     ("0006_deliveries", _deliveries),
+    ("0007_period_reports", _period_reports),
     ("0007_tasks", _tasks),
 ]
 
