@@ -79,4 +79,4 @@ def test_period_migration_upgrades_an_existing_store_in_place(tmp_path):
         with s.engine.connect() as conn:
             names = [r[0] for r in conn.exec_driver_sql("SELECT name FROM schema_migrations")]
             repos = [r[0] for r in conn.exec_driver_sql("SELECT full_name FROM repos")]
-    assert names[-1] == "0007_period_reports" and repos == [REPO]
+    assert "0007_period_reports" in names and repos == [REPO]
