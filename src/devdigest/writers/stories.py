@@ -12,6 +12,7 @@ SUMMARY_STORYLINES = 2
 SHARED_NAMED = 3  # shared facts named in one sentence
 CITED = {"new_bugs": 3, "new_issues": 3, "fixes_merged": 3, "merged_prs": 2}  # refs per role
 
+REST = ("open_prs", "discussed")  # counted together: open PRs and older threads with activity
 OTHER = {"new_issues": "new_bugs", "merged_prs": "fixes_merged"}  # "other" only beside these
 
 PHRASES = {
@@ -29,9 +30,9 @@ PHRASES = {
         "fixes_merged": "合并修复 {n} 个{refs}",
         "merged_prs": "合并 PR {n} 个{refs}",
         "merged_prs_other": "合并其他 PR {n} 个{refs}",
-        "open_prs": "未合并的 PR {n} 个",
-        "discussed": "其余有动态的条目 {n} 个",
+        "rest": "另有 {n} 项其他动态",
         "refs": "（{refs}）",
+        "refs_some": "（如{refs}）",
         "part_sep": "，",
     },
     "en": {
@@ -48,9 +49,9 @@ PHRASES = {
         "fixes_merged": "{n} merged fixes{refs}",
         "merged_prs": "{n} merged PRs{refs}",
         "merged_prs_other": "{n} other merged PRs{refs}",
-        "open_prs": "{n} open PRs",
-        "discussed": "{n} other items with activity",
+        "rest": "{n} other items with activity",
         "refs": " ({refs})",
+        "refs_some": " (e.g. {refs})",
         "part_sep": "; ",
     },
 }
@@ -73,12 +74,19 @@ def storyline_statement(ctx: Context, storyline: Storyline) -> Statement:
     table = PHRASES[ctx.lang]
     parts = []
     present = {role for role, _ in storyline.roles}
+    rest = 0
     for role, numbers in storyline.roles:
+        if role in REST:
+            rest += len(numbers)
+            continue
         cited = numbers[: CITED.get(role, 0)]
         refs = join_list(ctx.lang, [f"#{n}" for n in cited])
-        more = table["refs"].format(refs=refs) if refs else ""
+        key = "refs" if len(cited) == len(numbers) else "refs_some"
+        more = table[key].format(refs=refs) if refs else ""
         other = OTHER.get(role) in present
         parts.append(table[role + "_other" if other else role].format(n=len(numbers), refs=more))
+    if rest:
+        parts.append(table["rest"].format(n=rest))
     text = table["story"].format(
         total=len(storyline.numbers),
         shared=shared_text(ctx.lang, storyline),
