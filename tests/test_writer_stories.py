@@ -58,8 +58,9 @@ def test_storyline_counts_add_up_to_its_items() -> None:
 
 def test_a_watch_entry_names_its_symptom_storyline_and_no_other() -> None:
     ctx = Context.of(analysis(), "en")
-    assert storyline_of(ctx, 2) == (
+    assert storyline_of(ctx, 1) == (
         "Part of a storyline around the Qwen model family and crashes; see also #3 and #4."
     )
+    assert storyline_of(ctx, 2) == "Same storyline (the Qwen model family and crashes): #3 and #4."
     assert storyline_of(ctx, 8) == ""  # MI300X with ROCm: no symptom, nothing to say of a bug
     assert storyline_of(ctx, 6) == ""

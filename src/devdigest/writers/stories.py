@@ -9,6 +9,7 @@ from devdigest.writers.fact_phrases import symptom_name
 from devdigest.writers.phrases import english_counts, join_list
 
 SUMMARY_STORYLINES = 2
+MIN_NEWS = 2  # a storyline of old threads alone is not what the day was about
 SHARED_NAMED = 3  # shared facts named in one sentence
 CITED = {"new_bugs": 3, "new_issues": 3, "fixes_merged": 3, "merged_prs": 2}  # refs per role
 
@@ -18,7 +19,8 @@ OTHER = {"new_issues": "new_bugs", "merged_prs": "fixes_merged"}  # "other" only
 PHRASES = {
     "zh": {
         "story": "本窗口有 {total} 项动态围绕{shared}：{parts}。",
-        "story_watch": "属于围绕{shared}的一条主线，另见{refs}。",
+        "story_watch_0": "属于围绕{shared}的一条主线，另见{refs}。",
+        "story_watch_1": "同一主线（{shared}）上的还有{refs}。",
         "family": "{value} 系列模型",
         "hardware": "{value}",
         "component": "{value} 组件",
@@ -37,7 +39,8 @@ PHRASES = {
     },
     "en": {
         "story": "{total} items of this window revolve around {shared}: {parts}.",
-        "story_watch": "Part of a storyline around {shared}; see also {refs}.",
+        "story_watch_0": "Part of a storyline around {shared}; see also {refs}.",
+        "story_watch_1": "Same storyline ({shared}): {refs}.",
         "family": "the {value} model family",
         "hardware": "{value}",
         "component": "the {value} component",
@@ -99,9 +102,15 @@ def about_symptom(storyline: Storyline) -> bool:
     return any(kind == "symptom" for kind, _ in storyline.shared)
 
 
+def news(storyline: Storyline) -> int:
+    """Items that were opened, closed or merged in the window (open PRs and older threads aside)."""
+    return sum(len(numbers) for role, numbers in storyline.roles if role not in REST)
+
+
 def summary_storylines(storylines: list[Storyline]) -> list[Storyline]:
-    """Storylines worth a summary sentence: those about a symptom first (they say what broke)."""
-    ranked = sorted(storylines, key=lambda s: (not about_symptom(s), -s.score, s.shared))
+    """Storylines worth a summary sentence: with news, those about a symptom first."""
+    worth = [s for s in storylines if news(s) >= MIN_NEWS]
+    ranked = sorted(worth, key=lambda s: (not about_symptom(s), -news(s), -s.score, s.shared))
     return ranked[:SUMMARY_STORYLINES]
 
 
@@ -118,5 +127,6 @@ def storyline_of(ctx: Context, number: int) -> str:
         if number in storyline.numbers and others:
             refs = join_list(ctx.lang, [f"#{n}" for n in others[-2:]])
             shared = shared_text(ctx.lang, storyline)
-            return PHRASES[ctx.lang]["story_watch"].format(shared=shared, refs=refs)
+            shape = f"story_watch_{storyline.numbers.index(number) % 2}"  # vary the shape
+            return PHRASES[ctx.lang][shape].format(shared=shared, refs=refs)
     return ""
