@@ -92,7 +92,7 @@ def compute_storylines(
             groups.setdefault(key, set()).add(number)
     ranked = sorted(
         ((key, numbers) for key, numbers in groups.items() if _big_enough(key, numbers)),
-        key=lambda kv: (-_score(kv[0], kv[1]), kv[0]),
+        key=lambda kv: (-len(kv[0]), -_score(kv[0], kv[1]), kv[0]),  # what broke where first
     )
     taken: list[Storyline] = []
     covered: set[int] = set()

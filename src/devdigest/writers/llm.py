@@ -102,7 +102,12 @@ class _LLMWriter:
                 *map(self._watch, report.watch[:map_limit]),
             )
             await asyncio.gather(
-                self._statements("summary", data.summary_data(report), report, "summary"),
+                self._statements(
+                    "summary",
+                    data.summary_data(report, self.analysis.storylines),
+                    report,
+                    "summary",
+                ),
                 *(
                     self._statements(
                         "focus", data.focus_data(f), f, "overview", f"focus_areas {f.name}"
@@ -183,9 +188,7 @@ class _LLMWriter:
         if cand is None:
             return
         prompt = data.change_prompt(cand, self.lang, self.report.project)
-        ctx = self.facts.thread_ctx(
-            cand.item, cand.comments, f"{cand.item.title}\n{cand.item.body}"
-        )
+        ctx = self.facts.thread_ctx(cand.item, cand.comments, prompt.data)
         out = await self._guarded(
             prompt, lambda o: guard_change(o, ctx), f"key_changes #{entry.item.number}"
         )

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from devdigest.analysis.storylines import Storyline
 from devdigest.analysis.types import ChangeCandidate, Thread, WatchCandidate, WindowAnalysis
 from devdigest.models import CommentRecord, DailyReport, FocusSection, ItemRecord
 from devdigest.writers.common import known_numbers
 from devdigest.writers.grounding import GuardContext, ItemState, numbers_in, refs_in
+from devdigest.writers.llm_facts import facts_lines, storyline_lines
 from devdigest.writers.llm_prompts import (
     Prompt,
     build_prompt,
@@ -126,6 +128,7 @@ def discussion_prompt(thread: Thread, lang: str, project: str) -> Prompt:
 
 def change_prompt(cand: ChangeCandidate, lang: str, project: str) -> Prompt:
     extra = [f"figures stated in the body: {'; '.join(cand.figures)}"] if cand.figures else []
+    extra += facts_lines(cand.facts)
     extra.append(f"reviews: {cand.reviews}")
     text = render_thread(cand.item, cand.comments, linked=cand.linked, extra=extra, max_comments=6)
     return build_prompt("change", lang, project, text, tag="thread")
@@ -133,6 +136,7 @@ def change_prompt(cand: ChangeCandidate, lang: str, project: str) -> Prompt:
 
 def watch_prompt(cand: WatchCandidate, lang: str, project: str) -> Prompt:
     extra = [f"signals: {', '.join(cand.signals)}"] if cand.signals else []
+    extra += facts_lines(cand.facts)
     text = render_thread(cand.item, cand.comments, extra=extra, max_comments=8, budget=1800)
     return build_prompt("watch", lang, project, text, tag="thread")
 
@@ -156,9 +160,10 @@ def _line(number: int, title: str, note: str) -> str:
     return f"- #{number} {head(title, 30)}: {head(note, 80)}" if note else f"- #{number} {title}"
 
 
-def summary_data(report: DailyReport) -> str:
+def summary_data(report: DailyReport, storylines: Sequence[Storyline] = ()) -> str:
     counts = report.counts.model_dump()
     lines = ["counts: " + ", ".join(f"{label} {counts[k]}" for k, label in COUNT_LABELS.items())]
+    lines += storyline_lines(storylines)
     if report.topics:
         top = sorted(report.topics, key=lambda t: -t.count)[:6]
         lines.append("topics: " + "; ".join(f"{t.name} {t.count}" for t in top))
@@ -193,7 +198,7 @@ def trends_data(report: DailyReport, analysis: WindowAnalysis) -> str:
         avg = f", previous average {t.previous_avg:.1f}" if t.previous_avg is not None else ""
         refs = ", ".join(f"#{n}" for n in t.refs[:5])
         lines.append(f"- {t.name}: {t.count} today{avg}" + (f"; e.g. {refs}" if refs else ""))
-    return "\n".join(lines)
+    return "\n".join(lines + storyline_lines(analysis.storylines))
 
 
 def activity_data(report: DailyReport) -> str:

@@ -26,10 +26,11 @@ from devdigest.writers.extract import first_sentence, trim
 from devdigest.writers.fact_phrases import symptom_name
 from devdigest.writers.phrases import PHRASES, join_list, phrase
 from devdigest.writers.readings import change_brief, write_key_changes, write_watch
+from devdigest.writers.stories import write_storyline_summary
 from devdigest.writers.threads import item_kind, write_discussion_notes, write_discussions
 
 LANGS = ("zh", "en")
-MAX_SUMMARY = 5
+MAX_SUMMARY = 7
 QUOTE = 120  # characters of a body sentence quoted as evidence
 FOCUS_LISTED = 10  # entries described per focus list; the rest are listed by number
 RISE = 2.0  # a topic rises or falls when it moves by at least this many items and by half
@@ -82,6 +83,7 @@ def write_summary(ctx: Context) -> list[Statement]:
         out = [ctx.statement(phrase(lang, "summary_quiet", project=project))]
     else:
         out = [ctx.statement(phrase(lang, "summary_counts", project=project, **counts))]
+    out += write_storyline_summary(ctx)
     themes = [t for t in sorted(a.topics, key=lambda t: -t.count) if t.count][:3]
     if themes:
         names = [phrase(lang, "theme", name=t.rule.display(lang), count=t.count) for t in themes]

@@ -340,6 +340,8 @@ SIGNALS_ZH = {
 
 
 _PLURALS = {
+    "bug reports": "bug report",
+    "fixes": "fix",
     "issues": "issue",
     "pull requests": "pull request",
     "PRs": "PR",
@@ -354,9 +356,8 @@ _PLURALS = {
     "hours": "hour",
 }
 _ONE = re.compile(
-    r"(?<![\d.,+-])\b1 ((?:new |closed |merged |related |more related |first-time )?)("
-    + "|".join(map(re.escape, _PLURALS))
-    + r")\b"
+    r"(?<![\d.,+-])\b1 ((?:new |closed |merged |related |more related |first-time |other new "
+    r"|other merged |other |open )?)(" + "|".join(map(re.escape, _PLURALS)) + r")\b"
 )
 
 

@@ -19,6 +19,7 @@ from devdigest.writers.common import Context, is_maintainer, item_link, short_ti
 from devdigest.writers.extract import plain, repeats_title, split_sentences, trim
 from devdigest.writers.fact_phrases import FACT_PHRASES, metric_name, symptom_name
 from devdigest.writers.phrases import english_counts, join_list
+from devdigest.writers.stories import storyline_of
 
 MAX_CHANGES = 5
 MAX_WATCH = 5
@@ -239,6 +240,8 @@ def why(ctx: Context, watch: WatchCandidate, facts: ItemFacts, shapes: Shapes) -
     if affected and not facts.out_of_proportion:
         out.append(_p(lang, "watch_where", who=affected))
     out += _regression(ctx, facts)
+    if story := storyline_of(ctx, watch.item.number):
+        out.append(story)
     if facts.reproducible:
         out.append(_p(lang, "watch_repro"))
     if watch.window_comments:
