@@ -19,6 +19,8 @@ SMALL_QUEUE = "devdigest.small"
 LARGE_QUEUE = "devdigest.large"
 QUEUES = (SMALL_QUEUE, LARGE_QUEUE)
 
+PUBLISH_RETRY = {"max_retries": 60, "interval_start": 0, "interval_step": 1, "interval_max": 5}
+
 _config: Config | None = None
 
 
@@ -67,7 +69,13 @@ def configure(celery: Celery, config: Config) -> None:
         accept_content=["json"],
         result_expires=7 * 24 * 3600,
         broker_connection_retry_on_startup=True,
-        broker_transport_options={"visibility_timeout": visibility},
+        # A retry or the next step of a chain published while the broker restarts waits for it
+        # (about five minutes) instead of failing the task, which would fail the run's chord.
+        task_publish_retry_policy=PUBLISH_RETRY,
+        # A countdown a worker holds in memory is dropped when its broker connection is lost;
+        # the message stays unacknowledged in Redis and is restored after the visibility
+        # timeout: scan for it every 10 s rather than kombu's default of every 100 s.
+        broker_transport_options={"visibility_timeout": visibility, "unacked_restore_throttle": 1},
         result_backend_transport_options={"visibility_timeout": visibility},
         worker_hijack_root_logger=False,
     )
