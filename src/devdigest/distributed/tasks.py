@@ -33,12 +33,10 @@ from devdigest.distributed import ledger
 from devdigest.distributed.app import app, current_config
 from devdigest.errors import GitHubError, NotFound, RateLimited
 from devdigest.github.client import GitHubClient
-from devdigest.models import WindowInfo
 from devdigest.run.executor import one_line
 from devdigest.run.jobs import publish_site, sync_repository, write_window_reports
 from devdigest.store import Store, open_store
 from devdigest.store.runs import finish_run, stored_windows
-from devdigest.window import Window
 
 log = logging.getLogger("devdigest.tasks")
 
@@ -226,10 +224,6 @@ def notify_task(self: Task, job: dict) -> dict:
     reports = [r for r in db.reports(job["repo"]) if (r.window.start, r.window.end) in wanted]
     delivered = deliver_pending(config, db, job["repo"], reports)
     return {"notified": len(delivered or [])}
-
-
-def _local_date(info: WindowInfo) -> str:
-    return Window(info.start, info.end, info.tz).local_date.isoformat()
 
 
 @app.task(name="devdigest.site", **TASK_OPTIONS)
