@@ -14,8 +14,6 @@ import kombu
 import pytest
 import sqlalchemy as sa
 
-from devdigest.distributed import ledger
-from devdigest.store import open_store
 from devdigest.store import schema as t
 from tests.db import pg_schema, require_postgres
 from tests.distributed_case import (
@@ -190,29 +188,3 @@ def require_amqp(url: str) -> None:
         if os.environ.get("CI"):
             pytest.fail(f"CI must run the RabbitMQ test: {message}", pytrace=False)
         pytest.skip(message)
-
-
-def test_a_retry_pending_across_a_broker_restart_is_not_lost(datasets, tmp_path):
-    """A lock-busy retry (a countdown a worker holds in memory) survives the broker's restart."""
-    require_redis()
-    port, few = free_port(), datasets[:4]
-    broker = f"redis://127.0.0.1:{port}/0"
-    with private_redis(tmp_path, port) as server, environment(few, tmp_path, broker) as (_, nodes):
-        nodes.visibility = 15  # the dropped countdown comes back 15 s after its delivery
-        held = open_store(nodes.db)
-        with ledger.repo_lock(held, few[0].repo) as locked:  # its sync retries every 3 s
-            assert locked
-            run = run_id_of(nodes.enqueue())
-            nodes.start_worker()
-            synced = sa.select(t.tasks.c.id).where(
-                t.tasks.c.name == "sync", t.tasks.c.status == "ok"
-            )
-            others = len(few) - 1  # synced while the held repository's sync keeps retrying
-            wait_until(lambda: len(rows(nodes.db, synced)) == others, 120, "syncs", nodes)
-            server.terminate()
-            server.wait(20)
-        held.engine.dispose()
-        with private_redis(tmp_path, port):
-            wait_until(lambda: run_status(nodes.db, run) != "running", 240, "the run", nodes)
-            assert run_status(nodes.db, run) == "ok", failures(nodes.db)
-            assert report_keys(nodes.db) == expected(few)
