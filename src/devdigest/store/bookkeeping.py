@@ -32,14 +32,15 @@ class SyncBookkeeping:
 
     engine: Engine
 
-    def _insert(self, table: sa.Table) -> Any:  # provided by Store
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by Store, which mixes this class in
 
-    def transaction(self) -> AbstractContextManager[Connection]:  # provided by Store
-        raise NotImplementedError
+        def _insert(self, table: sa.Table) -> Any: ...
 
-    def repo_id(self, full_name: str, conn: Connection | None = None, create: bool = True) -> int:
-        raise NotImplementedError  # provided by Store
+        def transaction(self) -> AbstractContextManager[Connection]: ...
+
+        def repo_id(
+            self, full_name: str, conn: Connection | None = None, create: bool = True
+        ) -> int: ...
 
     def watermark(self, repo_id: int, resource: str) -> datetime | None:
         with self.engine.connect() as c:
