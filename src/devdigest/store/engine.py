@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,10 +64,24 @@ def redact(db: str) -> str:
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cursor = dbapi_conn.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
+    _use_wal(cursor)
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def _use_wal(cursor: Any, tries: int = 200) -> None:
+    """Switch the file to WAL once. SQLite answers "database is locked" at once, without its
+    busy handler, when connections to a brand-new file switch concurrently: retry briefly."""
+    for attempt in range(tries):
+        try:
+            if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == tries - 1:
+                raise
+            time.sleep(0.05)
 
 
 def text_safe_rows(dialect: str, rows: list[dict]) -> list[dict]:
