@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -51,12 +52,14 @@ def _base() -> Dataset:
 
 
 def many_repositories(count: int) -> list[Dataset]:
-    """``count`` repositories of varied sizes: every tenth one busy, the others small."""
+    """``count`` repositories of varied sizes, as in an organisation: one in fifty busy
+    (a quarter of a vLLM-sized day), one in ten medium, the rest small (20 items or fewer)."""
     sets = []
     for k in range(count):
-        ds = copy.deepcopy(_base())
+        ds = thin(copy.copy(_base()), 4 if k % 50 == 0 else 20 if k % 10 == 0 else 85 + k % 250)
+        ds = copy.deepcopy(ds)  # thinned first: copying only what is kept is fast
         ds.repo = f"acme/r{k:03d}"
-        sets.append(thin(ds, 3 if k % 10 == 0 else 25 + k % 7))
+        sets.append(ds)
     return sets
 
 
@@ -69,12 +72,14 @@ class Cluster:
     api: str
     repos: list[str]
     broker: str
-    backend: str | None = None  # result backend, when the broker is not Redis
     prefix: str = field(default_factory=lambda: f"t{uuid.uuid4().hex[:10]}.")
     tokens: tuple[str, ...] = TOKENS
     # Redis redelivers a task unacknowledged this long (a dead worker's, or a slow live one's)
     visibility: int = 60
     workers: list[subprocess.Popen] = field(default_factory=list)
+    killed: set[int] = field(default_factory=set)  # pids stopped on purpose: not restarted
+    stopping: threading.Event = field(default_factory=threading.Event)
+    watcher: threading.Thread | None = None
 
     @property
     def config(self) -> Path:
@@ -85,17 +90,13 @@ class Cluster:
 
     def env(self) -> dict[str, str]:
         src = str(Path(__file__).resolve().parents[1] / "src")
-        return (
-            os.environ
-            | {
-                "PYTHONPATH": src,
-                "DEVDIGEST_BROKER_URL": self.broker,
-                "DEVDIGEST_QUEUE_PREFIX": self.prefix,
-                "DEVDIGEST_VISIBILITY_TIMEOUT": str(self.visibility),
-                "DEVDIGEST_GITHUB_TOKENS": ",".join(self.tokens),
-            }
-            | ({"DEVDIGEST_RESULT_BACKEND": self.backend} if self.backend else {})
-        )
+        return os.environ | {
+            "PYTHONPATH": src,
+            "DEVDIGEST_BROKER_URL": self.broker,
+            "DEVDIGEST_QUEUE_PREFIX": self.prefix,
+            "DEVDIGEST_VISIBILITY_TIMEOUT": str(self.visibility),
+            "DEVDIGEST_GITHUB_TOKENS": ",".join(self.tokens),
+        }
 
     def cli(self, *args: str) -> list[str]:
         base = [sys.executable, "-c", MAIN, "--config", str(self.config), "--db", self.db]
@@ -125,10 +126,28 @@ class Cluster:
 
     def kill(self, proc: subprocess.Popen) -> None:
         """``kill -9`` of the worker and its pool processes."""
+        self.killed.add(proc.pid)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(10)
 
+    def supervise(self) -> None:
+        """Restart a worker that exits by itself, as the documented systemd unit does
+        (``Restart=always``)."""
+
+        def watch() -> None:
+            while not self.stopping.wait(0.5):
+                for proc in list(self.workers):
+                    if proc.poll() is not None and proc.pid not in self.killed:
+                        self.killed.add(proc.pid)
+                        self.start_worker()
+
+        self.watcher = threading.Thread(target=watch, daemon=True)
+        self.watcher.start()
+
     def stop(self) -> None:
+        self.stopping.set()
+        if self.watcher:
+            self.watcher.join(10)
         for proc in self.workers:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
@@ -144,10 +163,8 @@ class Cluster:
 
 
 @contextmanager
-def cluster(
-    tmp: Path, db: str, api: str, repos: list[str], broker: str, backend: str | None = None
-) -> Iterator[Cluster]:
-    nodes = Cluster(tmp, db, api, repos, broker, backend)
+def cluster(tmp: Path, db: str, api: str, repos: list[str], broker: str) -> Iterator[Cluster]:
+    nodes = Cluster(tmp, db, api, repos, broker)
     try:
         yield nodes
     finally:

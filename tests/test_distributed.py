@@ -33,7 +33,8 @@ from tests.distributed_case import (
 from tests.fakes.github_server import FakeClock, FakeGitHub
 from tests.run_case import END
 
-REPOS = 24
+REPOS = 200  # on the fake server; the fault tests watch the first FAULT_REPOS of them
+FAULT_REPOS = 24
 DAY = "2026-03-12"  # the local date of the window due at END (03:24 UTC cutoff)
 
 
@@ -43,8 +44,9 @@ def datasets():
 
 
 @contextmanager
-def environment(datasets, tmp_path, broker: str, backend: str | None = None):
-    """The fake GitHub server, a PostgreSQL schema and a worker cluster on ``broker``."""
+def environment(datasets, tmp_path, broker: str, watched: int = REPOS):
+    """The fake GitHub server holding every repository, a PostgreSQL schema and a worker
+    cluster on ``broker`` for a configuration watching the first ``watched`` of them."""
     require_postgres()
     with (
         FakeGitHub(datasets, clock=FakeClock(END), tokens=set(TOKENS), latency=0.005) as gh,
@@ -53,8 +55,8 @@ def environment(datasets, tmp_path, broker: str, backend: str | None = None):
         name = f"devdigest_{uuid.uuid4().hex[:12]}"  # lets a test find the workers' connections
         url = sa.engine.make_url(schema_url).update_query_dict({"application_name": name})
         db = url.render_as_string(hide_password=False)
-        repos = [ds.repo for ds in datasets]
-        with cluster(tmp_path, db, gh.url, repos, broker, backend) as nodes:
+        repos = [ds.repo for ds in datasets[:watched]]
+        with cluster(tmp_path, db, gh.url, repos, broker) as nodes:
             yield gh, nodes
 
 
@@ -64,8 +66,16 @@ def services(datasets, tmp_path):
         yield found
 
 
-def expected(datasets) -> list[tuple]:
-    return sorted((ds.repo, DAY, "en") for ds in datasets)
+@pytest.fixture
+def few(datasets, tmp_path):
+    """``services`` watching FAULT_REPOS repositories: enough to have runs in flight."""
+    with environment(datasets, tmp_path, require_redis() + "/0", FAULT_REPOS) as found:
+        yield found
+
+
+def expected(nodes) -> list[tuple]:
+    """One report per watched repository: the day due at END, in English."""
+    return sorted((repo, DAY, "en") for repo in nodes.repos)
 
 
 def syncs_per_repo(db: str) -> collections.Counter:
@@ -82,7 +92,7 @@ def test_two_runs_at_once_on_two_workers_write_every_report_once(services, datas
     for run in runs:
         wait_until(lambda run=run: run_status(nodes.db, run) != "running", 240, f"run {run}", nodes)
         assert run_status(nodes.db, run) == "ok", failures(nodes.db)
-    assert report_keys(nodes.db) == expected(datasets)
+    assert report_keys(nodes.db) == expected(nodes)
     assert set(syncs_per_repo(nodes.db).values()) == {1}  # the second run's syncs were skipped
     failed = rows(nodes.db, sa.select(t.tasks.c.error).where(t.tasks.c.status == "failed"))
     assert failed == []
@@ -92,12 +102,12 @@ def test_two_runs_at_once_on_two_workers_write_every_report_once(services, datas
     assert not any(r.status in (403, 429) for r in gh.requests)
     again = run_id_of(nodes.enqueue())  # nothing is due any more
     wait_until(lambda: run_status(nodes.db, again) != "running", 60, "the idle run", nodes)
-    assert report_keys(nodes.db) == expected(datasets)
+    assert report_keys(nodes.db) == expected(nodes)
 
 
-def test_a_worker_killed_mid_sync_loses_and_duplicates_nothing(services, datasets):
-    gh, nodes = services
-    gh.slow(1500, times=REPOS, path=r"/issues\?")  # every sync is still running when killed
+def test_a_worker_killed_mid_sync_loses_and_duplicates_nothing(few, datasets):
+    gh, nodes = few
+    gh.slow(1500, times=FAULT_REPOS, path=r"/issues\?")  # every sync is still running when killed
     nodes.visibility = 8  # the killed worker's task comes back after 8 s
     doomed = nodes.start_worker()
     run = run_id_of(nodes.enqueue())
@@ -108,11 +118,11 @@ def test_a_worker_killed_mid_sync_loses_and_duplicates_nothing(services, dataset
     nodes.start_worker()
     wait_until(lambda: run_status(nodes.db, run) != "running", 300, "the run", nodes)
     assert run_status(nodes.db, run) == "ok", failures(nodes.db)
-    assert report_keys(nodes.db) == expected(datasets)
+    assert report_keys(nodes.db) == expected(nodes)
 
 
-def test_a_dropped_database_connection_is_retried(services, datasets):
-    gh, nodes = services
+def test_a_dropped_database_connection_is_retried(few, datasets):
+    gh, nodes = few
     gh.slow(1000, times=4, path=r"/issues\?")
     run = run_id_of(nodes.enqueue())
     nodes.start_worker()
@@ -123,7 +133,7 @@ def test_a_dropped_database_connection_is_retried(services, datasets):
     assert killed > 0
     wait_until(lambda: run_status(nodes.db, run) != "running", 300, "the run", nodes)
     assert run_status(nodes.db, run) == "ok", failures(nodes.db)
-    assert report_keys(nodes.db) == expected(datasets)
+    assert report_keys(nodes.db) == expected(nodes)
 
 
 def terminate_worker_connections(db: str) -> int:
@@ -144,11 +154,13 @@ def test_the_run_completes_across_a_broker_restart(datasets, tmp_path):
     port = free_port()
     with private_redis(tmp_path, port) as server:
         broker = f"redis://127.0.0.1:{port}/0"
-        with environment(datasets, tmp_path, broker) as (gh, nodes):
+        with environment(datasets, tmp_path, broker, FAULT_REPOS) as (gh, nodes):
             gh.slow(700, times=6, path=r"/issues\?")
             run = run_id_of(nodes.enqueue())
+            nodes.visibility = 10  # tasks reserved by a worker that exits come back after 10 s
             nodes.start_worker()
             nodes.start_worker()
+            nodes.supervise()  # kombu's Redis transport can exit a worker that loses its broker
             done = sa.select(t.tasks.c.id).where(t.tasks.c.status == "ok")
             wait_until(lambda: rows(nodes.db, done), 120, "the first finished task", nodes)
             server.terminate()  # a clean shutdown: the queues are persisted
@@ -156,19 +168,18 @@ def test_the_run_completes_across_a_broker_restart(datasets, tmp_path):
             with private_redis(tmp_path, port):
                 wait_until(lambda: run_status(nodes.db, run) != "running", 300, "the run", nodes)
                 assert run_status(nodes.db, run) == "ok", failures(nodes.db)
-                assert report_keys(nodes.db) == expected(datasets)
+                assert report_keys(nodes.db) == expected(nodes)
 
 
 def test_rabbitmq_works_as_the_broker_by_configuration(datasets, tmp_path):
     broker = "amqp://guest:guest@127.0.0.1:5672//"
-    backend = require_redis() + "/0"
-    require_amqp(broker)
-    with environment(datasets[:6], tmp_path, broker, backend) as (_gh, nodes):
+    require_amqp(broker)  # and no result backend: a run's progress is kept in the store
+    with environment(datasets, tmp_path, broker, 6) as (_gh, nodes):
         run = run_id_of(nodes.enqueue())
         nodes.start_worker()
         wait_until(lambda: run_status(nodes.db, run) != "running", 240, "the run", nodes)
         assert run_status(nodes.db, run) == "ok", failures(nodes.db)
-        assert report_keys(nodes.db) == expected(datasets[:6])
+        assert report_keys(nodes.db) == expected(nodes)
         ping = nodes.celery("inspect", "ping", "--timeout", "10")
         assert ping.returncode == 0 and "pong" in ping.stdout, ping.stdout + ping.stderr
         status = subprocess.run(

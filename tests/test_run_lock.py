@@ -70,8 +70,11 @@ def test_0004_runs_upgrades_an_existing_store_in_place(tmp_path, backend):
     with database(tmp_path, "old.sqlite3", backend) as db:
         with open_store(db) as store, store.transaction() as conn:  # a store from before 0004
             store.repo_id("o/r", conn)
+            conn.exec_driver_sql("DROP TABLE run_repos")  # later migrations, gone too
             conn.exec_driver_sql("DROP TABLE runs")
-            conn.exec_driver_sql("DELETE FROM schema_migrations WHERE name = '0004_runs'")
+            conn.exec_driver_sql(
+                "DELETE FROM schema_migrations WHERE name IN ('0004_runs', '0008_run_repos')"
+            )
         with open_store(db) as store:
             assert store.repos() == ["o/r"]  # the data survived
             run_id = start_run(store, "run")

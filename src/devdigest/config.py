@@ -228,7 +228,7 @@ class Config(_Strict):
     github_request_deadline: float = Field(300.0, gt=0)  # seconds, whole request included
     github_tokens: list[SecretStr] = Field(default_factory=list)  # a pool shared by the workers
     broker_url: str = "redis://127.0.0.1:6379/0"  # Celery broker (redis:// or amqp://)
-    result_backend: str | None = None  # Celery results [default: the broker, if Redis]
+    result_backend: str | None = None  # optional Celery result backend (devdigest needs none)
     out: str = "reports"
     site_out: str = "site"
     # Day pages of the site: {owner} {repo} {date} {year} {month} {lang} {lang_suffix}, where

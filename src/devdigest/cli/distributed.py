@@ -61,13 +61,14 @@ def run_celery(config: Config, repos: list[str] | None, now: datetime, langs, wa
         if not wait:
             return
         with Progress(
-            TextColumn("run {task.fields[run]}"), BarColumn(), MofNCompleteColumn()
+            TextColumn("run {task.fields[run]}: repositories done"),
+            BarColumn(),
+            MofNCompleteColumn(),
         ) as bar:
-            task = bar.add_task("tasks", total=queued.tasks, run=queued.run_id)
+            task = bar.add_task("repositories", total=len(queued.plans), run=queued.run_id)
 
             def show(state: dict) -> None:
-                finished = state["tasks"].get("ok", 0) + state["tasks"].get("failed", 0)
-                bar.update(task, completed=finished + (state["status"] in ("ok", "failed")))
+                bar.update(task, completed=state["repos_done"])
 
             state = wait_for(store, queued.run_id, show)
     failed = [row for row in state["rows"] if row["status"] == "failed"]

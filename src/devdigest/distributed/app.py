@@ -1,9 +1,9 @@
 """The Celery application: ``celery -A devdigest.distributed.app inspect ping`` works on it.
 
-Broker and result backend come from the configuration (``DEVDIGEST_BROKER_URL``,
-``DEVDIGEST_RESULT_BACKEND``, or ``broker_url`` / ``result_backend`` in devdigest.toml). Redis is
-the default; ``amqp://`` (RabbitMQ) works as a broker too, with results in Redis or any backend
-Celery supports for chords.
+The broker comes from the configuration (``DEVDIGEST_BROKER_URL`` or ``broker_url`` in
+devdigest.toml): Redis by default, ``amqp://`` (RabbitMQ) by configuration. Runs keep their
+progress in the store, so no result backend is needed; one can be set for other tools
+(``DEVDIGEST_RESULT_BACKEND``), and task results are not stored in it.
 """
 
 from __future__ import annotations
@@ -50,13 +50,11 @@ def _queue(name: str) -> Queue:
 
 
 def configure(celery: Celery, config: Config) -> None:
-    backend = config.result_backend or (
-        config.broker_url if config.broker_url.startswith("redis") else "redis://127.0.0.1:6379/0"
-    )
     visibility = float(os.environ.get("DEVDIGEST_VISIBILITY_TIMEOUT", 3600))
     celery.conf.update(
         broker_url=config.broker_url,
-        result_backend=backend,
+        result_backend=config.result_backend,
+        task_ignore_result=True,  # a run's progress is in the store (runs, run_repos, tasks)
         task_acks_late=True,  # a task is acknowledged when done: a dead worker's task comes back
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,  # a worker reserves only what it runs
@@ -70,13 +68,12 @@ def configure(celery: Celery, config: Config) -> None:
         result_expires=7 * 24 * 3600,
         broker_connection_retry_on_startup=True,
         # A retry or the next step of a chain published while the broker restarts waits for it
-        # (about five minutes) instead of failing the task, which would fail the run's chord.
+        # (about five minutes) instead of failing the task and ending its repository's chain.
         task_publish_retry_policy=PUBLISH_RETRY,
         # A countdown a worker holds in memory is dropped when its broker connection is lost;
         # the message stays unacknowledged in Redis and is restored after the visibility
         # timeout: scan for it every 10 s rather than kombu's default of every 100 s.
         broker_transport_options={"visibility_timeout": visibility, "unacked_restore_throttle": 1},
-        result_backend_transport_options={"visibility_timeout": visibility},
         worker_hijack_root_logger=False,
     )
 

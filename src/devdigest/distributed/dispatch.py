@@ -13,16 +13,16 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
-from celery import chain, chord
+from celery import chain
 
 from devdigest.config import Config, Project
 from devdigest.distributed import ledger
 from devdigest.distributed.app import LARGE_QUEUE, QUEUES, SMALL_QUEUE, app, queue_name
 from devdigest.distributed.tasks import (
     enqueued_now,
-    notify_task,
+    finish_task,
+    publish_run,
     reports_task,
-    site_task,
     sync_task,
 )
 from devdigest.run.executor import ProjectPlan
@@ -65,7 +65,7 @@ def queue_for(store: Store, repo: str, now: datetime) -> str:
 
 
 def repository_chain(plan: ProjectPlan, run_id: int, now: datetime, queue: str) -> Any:
-    """sync → one reports task per window → notify, for one repository."""
+    """sync → one reports task per window → finish, for one repository."""
     base = {"run_id": run_id, "repo": plan.repo}
     sync = sync_task.s(
         None, base | {"since": plan.since.isoformat(), "enqueued_at": enqueued_now()}
@@ -82,9 +82,12 @@ def repository_chain(plan: ProjectPlan, run_id: int, now: datetime, queue: str) 
             "date": due.window.local_date.isoformat(),
         }
         steps.append(reports_task.s(job).set(queue=queue))
-    windows = [[due.window.start.isoformat(), due.window.end.isoformat()] for due in plan.windows]
-    steps.append(notify_task.s(base | {"windows": windows}).set(queue=queue))
+    steps.append(finish_task.s(base).set(queue=queue))
     return chain(*steps)
+
+
+def due_windows(plan: ProjectPlan) -> list[list[str]]:
+    return [[due.window.start.isoformat(), due.window.end.isoformat()] for due in plan.windows]
 
 
 def enqueue_run(
@@ -95,31 +98,50 @@ def enqueue_run(
     now: datetime,
     langs: list[str] | None = None,
 ) -> Enqueued:
-    """Plan every project from the store and enqueue one chord for the run."""
+    """Plan every project from the store and enqueue one chain per repository with due
+    reports (the site task follows the last of them)."""
     ledger.require_shared_store(store)
     projects = select_projects(config, repos)
+    republish_stalled(store)
     with run_lock(store, wait=30):  # planning and enqueuing only; the workers do the rest
         plans = [plan_from_store(config, store, p, now, langs) for p in projects]
         plans = [plan for plan in plans if plan.windows]
         run_id = start_run(store, "celery")
-        chains = [repository_chain(p, run_id, now, queue_for(store, p.repo, now)) for p in plans]
-        body = site_task.s(run_id).set(queue=queue_name(SMALL_QUEUE))
-        if chains:
-            chord(chains)(body)
-        else:
-            body.apply_async(args=([],))
+        ledger.plan_run(store, run_id, {plan.repo: due_windows(plan) for plan in plans})
+        for plan in plans:
+            repository_chain(plan, run_id, now, queue_for(store, plan.repo, now)).apply_async()
+        if not plans:
+            publish_run(run_id)
     tasks = sum(len(plan.windows) + 2 for plan in plans) + 1
     return Enqueued(run_id, plans, tasks)
 
 
+STALL = timedelta(minutes=2)  # all repositories ended this long ago, and the run is not closed
+
+
+def republish_stalled(store: Store, quiet: timedelta = STALL) -> list[int]:
+    """Enqueue the site task again for runs whose site task was lost; returns their ids."""
+    stalled = ledger.stalled_runs(store, quiet)
+    for run_id in stalled:
+        publish_run(run_id)
+    return stalled
+
+
 def run_state(store: Store, run_id: int) -> dict[str, Any]:
-    """The run's status and its tasks by status."""
+    """The run's status, its tasks by status and how many repositories have ended."""
     rows = ledger.task_rows(store, run_id)
     counts: dict[str, int] = {}
     for row in rows:
         counts[row["status"]] = counts.get(row["status"], 0) + 1
     run = last_run_by_id(store, run_id)
-    return {"status": run["status"] if run else "unknown", "tasks": counts, "rows": rows}
+    repos = ledger.run_repos(store, run_id)
+    return {
+        "status": run["status"] if run else "unknown",
+        "tasks": counts,
+        "rows": rows,
+        "repos": len(repos),
+        "repos_done": sum(r["finished_at"] is not None for r in repos),
+    }
 
 
 def last_run_by_id(store: Store, run_id: int) -> dict[str, Any] | None:
@@ -129,8 +151,10 @@ def last_run_by_id(store: Store, run_id: int) -> dict[str, Any] | None:
 
 
 def wait_for(store: Store, run_id: int, on_poll: Any = None, poll: float = 1.0) -> dict:
-    """Poll until the run is closed by its site task; ``on_poll(state)`` after each look."""
+    """Poll until the run is closed by its site task; ``on_poll(state)`` after each look.
+    A site task lost on the way (broker restart) is enqueued again."""
     while True:
+        republish_stalled(store)
         state = run_state(store, run_id)
         if on_poll:
             on_poll(state)

@@ -64,6 +64,60 @@ def task_rows(store: Store, run_id: int | None = None) -> list[dict[str, Any]]:
         return [dict(row) for row in conn.execute(query).mappings()]
 
 
+# --- a run's repositories ------------------------------------------------------------------
+
+
+def plan_run(store: Store, run_id: int, windows: dict[str, list[list[str]]]) -> None:
+    """Record the run's repositories (repo → its due windows) before their chains start."""
+    rows = [{"run_id": run_id, "repo": repo, "windows": w} for repo, w in windows.items()]
+    if rows:
+        with store.transaction() as conn:
+            conn.execute(t.run_repos.insert(), rows)
+
+
+def finish_repo(store: Store, run_id: int, repo: str, error: str | None) -> bool:
+    """Mark ``repo``'s chain ended (the first outcome recorded is kept); returns whether every
+    repository of the run has ended."""
+    c = t.run_repos.c
+    now = datetime.now(UTC)
+    with store.transaction() as conn:
+        conn.execute(
+            t.run_repos.update()
+            .where(c.run_id == run_id, c.repo == repo, c.finished_at.is_(None))
+            .values(finished_at=now, error=error)
+        )
+    return not unfinished(store, run_id)
+
+
+def unfinished(store: Store, run_id: int) -> int:
+    c = t.run_repos.c
+    query = sa.select(sa.func.count()).where(c.run_id == run_id, c.finished_at.is_(None))
+    with store.engine.connect() as conn:
+        return conn.execute(query).scalar_one()
+
+
+def run_repos(store: Store, run_id: int) -> list[dict[str, Any]]:
+    query = sa.select(t.run_repos).where(t.run_repos.c.run_id == run_id)
+    with store.engine.connect() as conn:
+        return [dict(row) for row in conn.execute(query.order_by(t.run_repos.c.repo)).mappings()]
+
+
+def stalled_runs(store: Store, quiet: timedelta) -> list[int]:
+    """Distributed runs still open although every repository ended more than ``quiet`` ago:
+    their site task was lost (a broker restart while it was being published)."""
+    r, c = t.runs.c, t.run_repos.c
+    last_end = sa.select(sa.func.max(c.finished_at)).where(c.run_id == r.id).scalar_subquery()
+    open_repos = sa.select(c.repo).where(c.run_id == r.id, c.finished_at.is_(None)).exists()
+    query = sa.select(r.id).where(
+        r.command == "celery",
+        r.status == "running",
+        ~open_repos,
+        sa.func.coalesce(last_end, r.started_at) < datetime.now(UTC) - quiet,
+    )
+    with store.engine.connect() as conn:
+        return [row.id for row in conn.execute(query)]
+
+
 # --- the repository lock -------------------------------------------------------------------
 
 

@@ -1,7 +1,11 @@
 """Celery tasks: thin wrappers over ``devdigest.run.jobs``.
 
-One run is a chord: for each repository a chain ``sync → reports (one task per window, every
-language) → notify``, and ``site`` once every chain has ended. Each task passes a small result
+One run is, for each repository, a chain ``sync → reports (one task per window, every language)
+→ finish``; the repositories are listed in ``run_repos`` and the last ``finish`` enqueues ``site``
+(the site build, then the run's notifications, then the run closed). The run's completion is
+kept in the store, not in a Celery chord, so that no result-backend state can be lost with a
+broker restart; a run whose site task was lost anyway is found and republished by
+``dispatch.republish_stalled``. Each task passes a small result
 dict down its chain (``{"repo", "failed"}``): after a permanent failure the rest of the chain
 skips its work, and the other repositories are not affected.
 
@@ -29,13 +33,17 @@ from celery import Task
 from celery.exceptions import Retry
 from pydantic import SecretStr
 
+from devdigest.config import Config
 from devdigest.distributed import ledger
-from devdigest.distributed.app import app, current_config
+from devdigest.distributed.app import SMALL_QUEUE, app, current_config, queue_name
 from devdigest.errors import GitHubError, NotFound, RateLimited
 from devdigest.github.client import GitHubClient
+from devdigest.notify.delivery import deliver_pending
+from devdigest.notify.transport import Transport
 from devdigest.run.executor import one_line
 from devdigest.run.jobs import publish_site, sync_repository, write_window_reports
 from devdigest.store import Store, open_store
+from devdigest.store import schema as t
 from devdigest.store.runs import finish_run, stored_windows
 
 log = logging.getLogger("devdigest.tasks")
@@ -91,6 +99,8 @@ def tracked(name: str) -> Callable:
             except Retry:
                 raise
             except RateLimited as exc:  # every token spent: come back at the reset
+                if self.request.retries >= RATE_RETRIES:
+                    return _failed(name, task_id, started, job, exc)
                 eta = datetime.fromtimestamp(exc.reset_at or time.time() + 60, UTC)
                 _record(task_id, "retrying", started, error=one_line(exc))
                 raise self.retry(exc=exc, eta=eta, max_retries=RATE_RETRIES) from None
@@ -98,9 +108,7 @@ def tracked(name: str) -> Callable:
                 if transient(exc) and self.request.retries < MAX_RETRIES:
                     _record(task_id, "retrying", started, error=one_line(exc))
                     raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from None
-                _record(task_id, "failed", started, error=one_line(exc))
-                log.error("%s %s failed: %s", name, job.get("repo"), one_line(exc))
-                return {"repo": job.get("repo"), "failed": one_line(exc)}
+                return _failed(name, task_id, started, job, exc)
             _record(task_id, "ok", started, requests=result.get("requests", 0))
             log.info(
                 "task done",
@@ -119,6 +127,13 @@ def tracked(name: str) -> Callable:
     return decorate
 
 
+def _failed(name: str, task_id: str, started: float, job: dict, exc: Exception) -> dict:
+    """Record a permanent failure; the rest of the repository's chain then skips its work."""
+    _record(task_id, "failed", started, error=one_line(exc))
+    log.error("%s %s failed: %s", name, job.get("repo"), one_line(exc))
+    return {"repo": job.get("repo"), "failed": one_line(exc)}
+
+
 def _record(task_id: str, status: str, started: float, **values: Any) -> None:
     seconds = time.perf_counter() - started
     finished = datetime.now(UTC)
@@ -130,7 +145,24 @@ def _record(task_id: str, status: str, started: float, **values: Any) -> None:
         log.exception("could not record task %s", task_id)
 
 
+class Step(Task):
+    """A task of a run. Should one fail outside its own handling (a hard time limit, a bug),
+    its repository's chain ends there with the reason recorded and the run still closes."""
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
+        job = args[-1] if args else None
+        try:
+            if isinstance(job, dict):
+                if ledger.finish_repo(store(), job["run_id"], job["repo"], one_line(exc)):
+                    publish_run(job["run_id"])
+            elif isinstance(job, int) and not run_closed(store(), job):
+                finish_run(store(), job, "failed", {"site_error": one_line(exc)})
+        except Exception:  # the store itself is gone: the next run's sweep closes the run
+            log.exception("could not record the failure of task %s", task_id)
+
+
 TASK_OPTIONS: dict[str, Any] = {
+    "base": Step,
     "bind": True,
     "acks_late": True,
     "reject_on_worker_lost": True,
@@ -213,38 +245,65 @@ def reports_task(self: Task, job: dict) -> dict:
     return {"reports": len(missing)}
 
 
-@app.task(name="devdigest.notify", **TASK_OPTIONS)
-@tracked("notify")
-def notify_task(self: Task, job: dict) -> dict:
-    """Deliver the repository's pending notifications (each target at most once per report)."""
-    from devdigest.notify import deliver_pending
+@app.task(name="devdigest.finish", **TASK_OPTIONS)
+def finish_task(self: Task, prev: dict | None, job: dict) -> dict:
+    """The end of a repository's chain: record its outcome; the last one starts the site."""
+    error = (prev or {}).get("failed")
+    if ledger.finish_repo(store(), job["run_id"], job["repo"], error):
+        publish_run(job["run_id"])
+    return {"repo": job["repo"], "failed": error}
 
-    config, db = current_config(), store()
-    wanted = {tuple(map(datetime.fromisoformat, pair)) for pair in job["windows"]}
-    reports = [r for r in db.reports(job["repo"]) if (r.window.start, r.window.end) in wanted]
-    delivered = deliver_pending(config, db, job["repo"], reports)
-    return {"notified": len(delivered or [])}
+
+def publish_run(run_id: int) -> None:
+    """Enqueue the run's site task (a second copy finds the run closed and does nothing)."""
+    site_task.apply_async(args=(run_id,), queue=queue_name(SMALL_QUEUE))
 
 
 @app.task(name="devdigest.site", **TASK_OPTIONS)
-def site_task(self: Task, results: list[dict], run_id: int) -> dict:
-    """After every repository's chain: rebuild the site, then close the run's record."""
-    failed = {r["repo"]: r["failed"] for r in results if r and r.get("failed")}
-    summary: dict[str, Any] = {"projects": [{"repo": r, "error": e} for r, e in failed.items()]}
-    status = "failed" if failed else "ok"
-    try:
-        with ledger.repo_lock(store(), "site:" + current_config().site_out) as held:
-            if not held:  # another run's site build is writing the same folder
-                raise self.retry(countdown=BUSY_RETRY, max_retries=BUSY_RETRIES)
-            summary["site"] = publish_site(current_config(), store()).summary()
-    except Retry:
-        raise
-    except Exception as exc:
-        if transient(exc) and self.request.retries < MAX_RETRIES:
-            raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from None
-        summary["site_error"], status = one_line(exc), "failed"
-    finish_run(store(), run_id, status, summary)
+def site_task(self: Task, run_id: int) -> dict:
+    """After every repository's chain: rebuild the site, send the run's notifications (after
+    the site, so their links resolve), then close the run. Nothing to do once it is closed."""
+    db, config = store(), current_config()
+    with ledger.repo_lock(db, "site:" + config.site_out) as held:
+        if not held:  # another run's site build is writing the same folder
+            raise self.retry(countdown=BUSY_RETRY, max_retries=BUSY_RETRIES)
+        if run_closed(db, run_id):
+            return {"skipped": True}
+        repos = ledger.run_repos(db, run_id)
+        failed = {r["repo"]: r["error"] for r in repos if r["error"]}
+        summary: dict[str, Any] = {"projects": [{"repo": r, "error": e} for r, e in failed.items()]}
+        try:
+            summary["site"] = publish_site(config, db).summary()
+        except Exception as exc:
+            if transient(exc) and self.request.retries < MAX_RETRIES:
+                raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from None
+            summary["site_error"] = one_line(exc)
+        summary["notified"] = notify_run(config, db, [r for r in repos if not r["error"]])
+        status = "failed" if failed or "site_error" in summary else "ok"
+        finish_run(db, run_id, status, summary)
     return summary
+
+
+def run_closed(db: Store, run_id: int) -> bool:
+    with db.engine.connect() as conn:
+        query = sa.select(t.runs.c.status).where(t.runs.c.id == run_id)
+        return conn.execute(query).scalar() in ("ok", "failed")
+
+
+def notify_run(config: Config, db: Store, repos: list[dict]) -> int:
+    """Each repository's new reports of the run to its targets (each target at most once per
+    report; a target's failure is recorded in ``deliveries``, never raised)."""
+    delivered = 0
+    with Transport() as transport:
+        for row in repos:
+            project = config.project(row["repo"])
+            if not project.notify:
+                continue
+            wanted = {tuple(map(datetime.fromisoformat, pair)) for pair in row["windows"]}
+            stored = db.reports(row["repo"])
+            reports = [r for r in stored if (r.window.start, r.window.end) in wanted]
+            delivered += len(deliver_pending(config, db, row["repo"], reports, transport=transport))
+    return delivered
 
 
 def enqueued_now() -> str:

@@ -9,9 +9,9 @@ from datetime import datetime
 
 from devdigest.models import COUNT_KEYS
 from devdigest.period_models import PeriodReport
+from devdigest.render.charts import line_chart_svg, series_values
 from devdigest.render.i18n import catalogue
 from devdigest.render.markdown import _ENV, _ESCAPED_REF, item_ref, md_escape
-from devdigest.site.charts import line_chart_svg, series_values
 from devdigest.window import format_local, resolve_tz
 
 ZH = {

@@ -228,9 +228,12 @@ def _write_pages(
 
 
 def _pool(pages: list[Page]) -> ProcessPoolExecutor | None:
-    """Worker processes when enough pages are to be rendered (a full build), else None."""
+    """Worker processes when enough pages are to be rendered (a full build), else None.
+    None too inside a daemonic process (a Celery pool process), which may not have children."""
     workers = min(os.cpu_count() or 1, 8)
     if sum(p.job is not None for p in pages) < PARALLEL_MIN or workers < 2:
+        return None
+    if multiprocessing.current_process().daemon:
         return None
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))

@@ -15,10 +15,10 @@ from jinja2 import Environment, PackageLoader
 from markupsafe import Markup
 
 from devdigest.models import COUNT_KEYS, DailyReport
+from devdigest.render.charts import SERIES, last_days, line_chart_svg, series_values, sparkline_svg
+from devdigest.render.charts import total_activity as _activity
 from devdigest.render.html import render_html_parts
 from devdigest.render.sanitize import strip_invisible
-from devdigest.site.charts import SERIES, last_days, line_chart_svg, series_values, sparkline_svg
-from devdigest.site.charts import total_activity as _activity
 from devdigest.site.layout import (
     ALL_FEED,
     CSS,

@@ -45,11 +45,15 @@ def start_run(store: Store, command: str, now: datetime | None = None) -> int:
 
 
 def close_abandoned_runs(store: Store) -> int:
-    """Mark runs left ``running`` by a killed process as ``interrupted`` (lock held, so none
-    of them is alive); returns how many there were."""
+    """Mark local runs left ``running`` by a killed process as ``interrupted`` (lock held, so
+    none of them is alive); returns how many there were. A distributed run (``celery``) is
+    alive while its workers are and is closed by its site task."""
+    r = t.runs.c
     with store.transaction() as conn:
         result = conn.execute(
-            t.runs.update().where(t.runs.c.status == "running").values(status="interrupted")
+            t.runs.update()
+            .where(r.status == "running", r.command != "celery")
+            .values(status="interrupted")
         )
         return result.rowcount
 

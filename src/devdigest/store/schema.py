@@ -262,6 +262,16 @@ github_tokens = sa.Table(  # the shared GitHub budget: each token's state as Git
     sa.Column("updated_at", UTCDateTime, nullable=False),
 )
 
+run_repos = sa.Table(  # a distributed run's repositories: when each one's chain ended, and how
+    "run_repos",
+    metadata,
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id"), primary_key=True),
+    sa.Column("repo", sa.String(200), primary_key=True),
+    sa.Column("windows", sa.JSON, nullable=False),  # [[start, end], …] of its due reports
+    sa.Column("finished_at", UTCDateTime),
+    sa.Column("error", sa.Text),  # why its chain stopped (NULL: every step succeeded)
+)
+
 schema_migrations = sa.Table(
     "schema_migrations",
     metadata,
@@ -319,6 +329,10 @@ def _tasks(conn: Connection) -> None:
     github_tokens.create(conn, checkfirst=True)
 
 
+def _run_repos(conn: Connection) -> None:
+    run_repos.create(conn, checkfirst=True)
+
+
 # Ordered, named steps; append new ones, never edit an applied one.
 MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0001_initial", _initial),
@@ -329,6 +343,7 @@ MIGRATIONS: list[tuple[str, Callable[[Connection], None]]] = [
     ("0006_deliveries", _deliveries),
     ("0007_period_reports", _period_reports),
     ("0007_tasks", _tasks),
+    ("0008_run_repos", _run_repos),
 ]
 
 
