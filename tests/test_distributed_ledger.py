@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -21,25 +22,44 @@ def store():
         yield s
 
 
-def test_each_token_is_leased_to_one_holder_at_a_time(store):
-    first, _ = ledger.lease_token(store, TOKENS, "task-1", reserve=10)
-    second, _ = ledger.lease_token(store, TOKENS, "task-2", reserve=10)
-    third, retry_at = ledger.lease_token(store, TOKENS, "task-3", reserve=10)
-    assert {first, second} == set(TOKENS) and third is None
-    assert retry_at - datetime.now(UTC) <= ledger.BUSY_RETRY  # budget left: try again soon
-    ledger.release_token(store, first, 4000, 5000, None)
-    again, _ = ledger.lease_token(store, TOKENS, "task-3", reserve=10)
-    assert again == first
+def test_each_token_is_held_by_one_holder_at_a_time(store):
+    with (
+        ledger.token_lease(store, TOKENS, reserve=10) as (first, _),
+        ledger.token_lease(store, TOKENS, reserve=10) as (second, _),
+    ):
+        assert {first, second} == set(TOKENS)
+        assert ledger.tokens_in_use(store) == {token_fingerprint(t) for t in TOKENS}
+        with ledger.token_lease(store, TOKENS, reserve=10) as (third, retry_at):
+            assert third is None  # budget left: try again soon
+            assert retry_at - datetime.now(UTC) <= ledger.BUSY_RETRY
+    assert ledger.tokens_in_use(store) == set()
+    with ledger.token_lease(store, TOKENS, reserve=10) as (again, _):
+        assert again in TOKENS
+
+
+def test_a_token_held_by_a_dead_connection_is_free_at_once(store):
+    name = f"doomed-{uuid.uuid4().hex[:12]}"
+    url = store.engine.url.update_query_dict({"application_name": name})
+    doomed = open_store(url.render_as_string(hide_password=False))
+    held = ledger.token_lease(doomed, TOKENS[:1], reserve=10)
+    assert held.__enter__()[0] == TOKENS[0]
+    with ledger.token_lease(store, TOKENS[:1], reserve=10) as (token, _):
+        assert token is None
+    with store.engine.connect() as conn:  # the holder's connection ends, as when it is killed
+        query = "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = %s"
+        assert conn.exec_driver_sql(query, (name,)).all()
+    with ledger.token_lease(store, TOKENS[:1], reserve=10) as (token, _):
+        assert token == TOKENS[0]
+    doomed.close()
 
 
 def test_a_spent_pool_says_when_the_first_token_resets(store):
     soon, later = datetime.now(UTC) + timedelta(minutes=7), datetime.now(UTC) + timedelta(hours=1)
     ledger.register_tokens(store, TOKENS)
     for token, reset in zip(TOKENS, (later, soon), strict=True):
-        ledger.lease_token(store, [token], "t", reserve=10)
-        ledger.release_token(store, token, 3, 5000, reset.timestamp())  # below the reserve
-    token, retry_at = ledger.lease_token(store, TOKENS, "task", reserve=10)
-    assert token is None and abs((retry_at - soon).total_seconds()) < 1
+        ledger.record_budget(store, token, 3, 5000, reset.timestamp())  # below the reserve
+    with ledger.token_lease(store, TOKENS, reserve=10) as (token, retry_at):
+        assert token is None and abs((retry_at - soon).total_seconds()) < 1
     rows = {row["fingerprint"]: row for row in ledger.token_rows(store)}
     assert rows[token_fingerprint(TOKENS[1])]["remaining"] == 3
 

@@ -102,7 +102,7 @@ def status_cmd(app: AppContext) -> None:
             f"{len(state['running'])} running or retrying, {len(state['failed'])} failed"
         )
     console.print(_table("failed", ("task", "repo", "window", "reason"), state["failed"]))
-    console.print(_tokens(state["tokens"], state["now"]))
+    console.print(_tokens(state["tokens"], state["tokens_in_use"]))
 
 
 def _table(title: str, columns: tuple[str, ...], rows: list[dict]) -> Table:
@@ -114,7 +114,7 @@ def _table(title: str, columns: tuple[str, ...], rows: list[dict]) -> Table:
     return table
 
 
-def _tokens(rows: list[dict], now: datetime) -> Table:
+def _tokens(rows: list[dict], in_use: set[str]) -> Table:
     table = Table(title="GitHub tokens", title_justify="left")
     for column in ("token", "remaining", "limit", "resets", "in use"):
         table.add_column(column)
@@ -125,7 +125,7 @@ def _tokens(rows: list[dict], now: datetime) -> Table:
             "?" if row["remaining"] is None else str(row["remaining"]),
             "?" if row["limit"] is None else str(row["limit"]),
             "-" if reset is None else f"{reset:%H:%M:%S} UTC",
-            "yes" if row["leased_by"] and row["lease_until"] > now else "no",
+            "yes" if row["fingerprint"] in in_use else "no",
         )
     return table
 

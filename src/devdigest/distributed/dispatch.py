@@ -189,5 +189,6 @@ def status(store: Store) -> dict[str, Any]:
         "done": sum(r["status"] == "ok" for r in rows),
         "failed": [r for r in rows if r["status"] == "failed"],
         "tokens": ledger.token_rows(store),
+        "tokens_in_use": ledger.tokens_in_use(store),
         "now": datetime.now(UTC),
     }

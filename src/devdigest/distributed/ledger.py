@@ -2,8 +2,9 @@
 
 * ``tasks``: one row per task id (a redelivered task updates its own row): status, attempts,
   requests, duration and, for a permanent failure, the reason.
-* ``github_tokens``: each token's remaining budget and reset time as GitHub last reported them,
-  and a lease, so that one token carries one request stream at a time.
+* ``github_tokens``: each token's remaining budget and reset time as GitHub last reported them;
+  a token in use is held by a session advisory lock, so that one token carries one request
+  stream at a time and a killed worker's token is free again at once.
 * the repository lock: a session-level advisory lock, so that one sync per repository runs at a
   time across all workers; the server releases it when the holder's connection ends, even if
   the worker was killed, so no expiry has to be guessed.
@@ -26,7 +27,7 @@ from devdigest.store import Store
 from devdigest.store import schema as t
 
 _REPO_LOCK_CLASS = 0x6465  # first half of the advisory key; the second hashes schema and repo
-LEASE = timedelta(minutes=30)  # a lease outlives a dead worker by at most this long
+_TOKEN_LOCK_CLASS = 0x6466  # ... and for tokens, the second hashes schema and fingerprint
 BUSY_RETRY = timedelta(seconds=3)
 
 
@@ -124,17 +125,14 @@ def stalled_runs(store: Store, quiet: timedelta) -> list[int]:
 @contextmanager
 def repo_lock(store: Store, repo: str) -> Iterator[bool]:
     """Try to hold ``repo``'s sync lock; yields whether it was obtained (never waits)."""
-    key = sa.func.hashtext(sa.func.current_schema() + ":" + repo.lower())
+    key = _lock_key(repo.lower())
     with store.engine.connect() as conn:
-        held = conn.execute(sa.select(sa.func.pg_try_advisory_lock(_REPO_LOCK_CLASS, key))).scalar()
-        conn.commit()
+        held = _try_lock(conn, _REPO_LOCK_CLASS, key)
         try:
-            yield bool(held)
+            yield held
         finally:
-            if held and not conn.closed and not conn.invalidated:
-                with contextlib.suppress(sa.exc.DBAPIError):  # a lost connection lost the lock
-                    conn.execute(sa.select(sa.func.pg_advisory_unlock(_REPO_LOCK_CLASS, key)))
-                    conn.commit()
+            if held:
+                _unlock(conn, _REPO_LOCK_CLASS, key)
 
 
 def synced_since(store: Store, repo: str, when: datetime) -> bool:
@@ -160,55 +158,68 @@ def register_tokens(store: Store, tokens: list[str]) -> None:
         conn.execute(postgresql.insert(t.github_tokens).values(rows).on_conflict_do_nothing())
 
 
-def lease_token(
-    store: Store, tokens: list[str], holder: str, reserve: int
-) -> tuple[str | None, datetime | None]:
-    """A token with budget, leased to ``holder``; else ``(None, when to try again)``.
+@contextmanager
+def token_lease(
+    store: Store, tokens: list[str], reserve: int
+) -> Iterator[tuple[str | None, datetime | None]]:
+    """Hold a token with budget: yields ``(token, None)``, else ``(None, when to try again)``.
 
-    A token is free when unleased (or its lease expired) and has more than ``reserve``
-    requests left, or its reset time has passed. The row lock (``SKIP LOCKED``) lets workers
-    lease concurrently without two getting one token.
+    A token is usable when its budget is unknown, above ``reserve`` or past its reset time;
+    the one with most budget left is taken first. Holding it is a session advisory lock on a
+    connection kept for the block, so one token carries one request stream at a time, and a
+    worker killed mid-sync frees its token the moment its connection ends (a lease row with
+    an expiry kept such a token idle until the expiry).
     """
     register_tokens(store, tokens)
     by_fp = {token_fingerprint(token): token for token in tokens}
     now = datetime.now(UTC)
     c = t.github_tokens.c
+    pool = c.fingerprint.in_(by_fp)
     usable = sa.or_(c.remaining.is_(None), c.remaining > reserve, c.reset_at <= now)
-    free = sa.or_(c.leased_by.is_(None), c.lease_until <= now)
-    query = (
-        sa.select(c.fingerprint)
-        .where(c.fingerprint.in_(by_fp), usable, free)
-        .order_by(sa.func.coalesce(c.remaining, 1 << 30).desc())
-        .limit(1)
-        .with_for_update(skip_locked=True)
-    )
-    with store.transaction() as conn:
-        fp = conn.execute(query).scalar()
-        if fp is not None:
-            conn.execute(
-                t.github_tokens.update()
-                .where(c.fingerprint == fp)
-                .values(leased_by=holder, lease_until=now + LEASE)
-            )
-            return by_fp[fp], None
-        pool = c.fingerprint.in_(by_fp)
-        busy = conn.execute(sa.select(sa.func.count()).where(pool, usable)).scalar()
+    order = (sa.func.coalesce(c.remaining, 1 << 30).desc(), c.fingerprint)
+    with store.engine.connect() as conn:
+        query = sa.select(c.fingerprint).where(pool, usable).order_by(*order)
+        candidates = list(conn.execute(query).scalars())
         reset = conn.execute(sa.select(sa.func.min(c.reset_at)).where(pool)).scalar()
-    if busy or reset is None:  # budget left, but every such token is in use: try again soon
-        return None, now + BUSY_RETRY
-    return None, reset  # every token is spent until its reset
+        for fp in candidates:
+            key = _lock_key(fp)
+            if _try_lock(conn, _TOKEN_LOCK_CLASS, key):
+                try:
+                    yield by_fp[fp], None
+                finally:
+                    _unlock(conn, _TOKEN_LOCK_CLASS, key)
+                return
+        conn.commit()
+    if candidates or reset is None:
+        yield None, now + BUSY_RETRY  # budget left, but every such token is in use
+    else:
+        yield None, reset  # every token is spent until its reset
 
 
-def release_token(
-    store: Store,
-    token: str,
-    remaining: int | None,
-    limit: int | None,
-    reset: float | None,
+def _lock_key(name: str) -> sa.ColumnElement:
+    """The second half of an advisory key: ``name`` hashed with the schema (tenants and tests
+    sharing a database do not block each other)."""
+    return sa.func.hashtext(sa.func.current_schema() + ":" + name)
+
+
+def _try_lock(conn: sa.Connection, lock_class: int, key: sa.ColumnElement) -> bool:
+    held = conn.execute(sa.select(sa.func.pg_try_advisory_lock(lock_class, key))).scalar()
+    conn.commit()
+    return bool(held)
+
+
+def _unlock(conn: sa.Connection, lock_class: int, key: sa.ColumnElement) -> None:
+    if not conn.closed and not conn.invalidated:
+        with contextlib.suppress(sa.exc.DBAPIError):  # a lost connection lost the lock
+            conn.execute(sa.select(sa.func.pg_advisory_unlock(lock_class, key)))
+            conn.commit()
+
+
+def record_budget(
+    store: Store, token: str, remaining: int | None, limit: int | None, reset: float | None
 ) -> None:
-    """End the lease and keep what GitHub last reported for the token."""
-    values: dict[str, Any] = {"leased_by": None, "lease_until": None}
-    values["updated_at"] = datetime.now(UTC)
+    """Keep what GitHub last reported for the token (``None``: not known, left as it was)."""
+    values: dict[str, Any] = {"updated_at": datetime.now(UTC)}
     if remaining is not None:
         values |= {"remaining": remaining, "limit": limit}
     if reset is not None:
@@ -219,6 +230,20 @@ def release_token(
             .where(t.github_tokens.c.fingerprint == token_fingerprint(token))
             .values(**values)
         )
+
+
+def tokens_in_use(store: Store) -> set[str]:
+    """Fingerprints of the tokens whose advisory lock some connection holds now."""
+    query = sa.text(
+        "SELECT g.fingerprint FROM github_tokens g WHERE EXISTS (SELECT 1 FROM pg_locks l"
+        " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
+        " AND l.classid::bigint = :cls"
+        " AND l.objid::bigint = (hashtext(current_schema() || ':' || g.fingerprint)::bigint"
+        " & 4294967295)"
+        " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))"
+    )
+    with store.engine.connect() as conn:
+        return set(conn.execute(query, {"cls": _TOKEN_LOCK_CLASS}).scalars())
 
 
 def token_rows(store: Store) -> list[dict[str, Any]]:

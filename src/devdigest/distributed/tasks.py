@@ -190,22 +190,21 @@ def _sync_with_pool(self: Task, db: Store, repo: str, since: datetime) -> int:
     if not tokens:
         stats = sync_repository(config, db, repo, since)
         return stats.requests if stats else 0
-    holder = self.request.id or repo
-    token, retry_at = ledger.lease_token(db, tokens, holder, config.github_rate_reserve)
-    if token is None:
-        raise self.retry(eta=retry_at, max_retries=RATE_RETRIES)
-    leased = config.model_copy(update={"github_token": SecretStr(token)})
-    rate: tuple[int | None, int | None, float | None] = (None, None, None)
-    try:
-        stats = sync_repository(leased, db, repo, since, wait=False)
-        return stats.requests if stats else 0
-    except RateLimited as exc:
-        rate = (0, None, exc.reset_at)
-        raise
-    finally:
-        if rate[0] is None:
-            rate = observed_rate(config.github_api_url, token)
-        ledger.release_token(db, token, *rate)
+    with ledger.token_lease(db, tokens, config.github_rate_reserve) as (token, retry_at):
+        if token is None:
+            raise self.retry(eta=retry_at, max_retries=RATE_RETRIES)
+        leased = config.model_copy(update={"github_token": SecretStr(token)})
+        rate: tuple[int | None, int | None, float | None] = (None, None, None)
+        try:
+            stats = sync_repository(leased, db, repo, since, wait=False)
+            return stats.requests if stats else 0
+        except RateLimited as exc:
+            rate = (0, None, exc.reset_at)
+            raise
+        finally:
+            if rate[0] is None:
+                rate = observed_rate(config.github_api_url, token)
+            ledger.record_budget(db, token, *rate)
 
 
 def observed_rate(api_url: str, token: str) -> tuple[int | None, int | None, float | None]:

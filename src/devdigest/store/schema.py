@@ -257,8 +257,8 @@ github_tokens = sa.Table(  # the shared GitHub budget: each token's state as Git
     sa.Column("remaining", sa.Integer),
     sa.Column("limit", sa.Integer),
     sa.Column("reset_at", UTCDateTime),
-    sa.Column("leased_by", sa.String(200)),  # the task using it; one request stream per token
-    sa.Column("lease_until", UTCDateTime),
+    # (0007 also had a lease here, leased_by/lease_until; 0008 dropped it: a lease is now an
+    # advisory lock, which dies with its holder's connection)
     sa.Column("updated_at", UTCDateTime, nullable=False),
 )
 
@@ -331,6 +331,10 @@ def _tasks(conn: Connection) -> None:
 
 def _run_repos(conn: Connection) -> None:
     run_repos.create(conn, checkfirst=True)
+    present = {column["name"] for column in sa.inspect(conn).get_columns(github_tokens.name)}
+    for column in ("leased_by", "lease_until"):
+        if column in present:
+            conn.exec_driver_sql(f"ALTER TABLE {github_tokens.name} DROP COLUMN {column}")
 
 
 # Ordered, named steps; append new ones, never edit an applied one.
