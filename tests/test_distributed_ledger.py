@@ -46,7 +46,8 @@ def test_a_token_held_by_a_dead_connection_is_free_at_once(store):
     with ledger.token_lease(store, TOKENS[:1], reserve=10) as (token, _):
         assert token is None
     with store.engine.connect() as conn:  # the holder's connection ends, as when it is killed
-        query = "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = %s"
+        query = "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity"
+        query += " WHERE application_name = %s"
         assert conn.exec_driver_sql(query, (name,)).all()
     with ledger.token_lease(store, TOKENS[:1], reserve=10) as (token, _):
         assert token == TOKENS[0]
