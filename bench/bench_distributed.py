@@ -7,12 +7,13 @@ run from an empty store and waits for it: total requests, requests per repositor
 from enqueue to the run's end, rate-limit answers (403/429), peak resident memory of any worker
 process, and when the large and the small repositories' reports were done (fairness).
 
-Run: ``python bench/bench_distributed.py`` (``--repos 60 --large 3 --workers 1,2,4``).
+Run: ``python bench/bench_distributed.py`` (defaults: ``--repos 1000 --large 5 --workers 4,2,1``).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import statistics
 import sys
 import tempfile
@@ -26,9 +27,17 @@ import sqlalchemy as sa
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.db import pg_schema
-from tests.distributed_case import TOKENS, cluster, many_repositories, rows, run_id_of, run_status
+from tests.distributed_case import (
+    TOKENS,
+    base_day,
+    cluster,
+    many_repositories,
+    rows,
+    run_id_of,
+    run_status,
+)
 from tests.fakes.github_server import FakeClock, FakeGitHub
-from tests.run_case import END, thin
+from tests.run_case import END
 
 from devdigest.store import schema as t
 
@@ -36,16 +45,13 @@ POOL = (*TOKENS, "tok-d")  # 4 tokens
 
 
 def repositories(count: int, large: int) -> list:
-    """``large`` repositories of a whole vLLM-sized day, the others a 30th of one or less."""
+    """``large`` repositories of a whole generated vLLM-sized day; the others as in the
+    end-to-end tests: one in ten medium (about 85 items), the rest 20 items or fewer."""
     sets = many_repositories(count)
     for k, ds in enumerate(sets):
-        ds.repo = f"bench/{'large' if k < large else 'small'}{k:04d}"
         if k < large:
-            full = many_repositories(1)[0]
-            full.repo = ds.repo
-            sets[k] = thin(full, 1)
-        else:
-            sets[k] = thin(ds, 10 + k % 20)
+            ds = sets[k] = copy.deepcopy(base_day())
+        ds.repo = f"bench/{'large' if k < large else 'small'}{k:04d}"
     return sets
 
 
@@ -58,6 +64,7 @@ def measure(datasets: list, workers: int, tmp: Path) -> dict:
         cluster(tmp, db, gh.url, [ds.repo for ds in datasets], "redis://127.0.0.1:6379/0") as nodes,
     ):
         nodes.tokens = POOL
+        nodes.visibility = 3600  # the production default: no redelivery of a long sync
         procs = [nodes.start_worker(concurrency=1) for _ in range(workers)]
         time.sleep(3)  # let the workers start before the clock starts
         peak, stop = {p.pid: 0 for p in procs}, threading.Event()
@@ -109,9 +116,9 @@ def _finish_times(db: str) -> dict[str, list[float]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repos", type=int, default=60)
-    parser.add_argument("--large", type=int, default=3)
-    parser.add_argument("--workers", default="1,2,4")
+    parser.add_argument("--repos", type=int, default=1000)
+    parser.add_argument("--large", type=int, default=5)
+    parser.add_argument("--workers", default="4,2,1")
     args = parser.parse_args()
     datasets = repositories(args.repos, args.large)
     print(f"{args.repos} repositories ({args.large} vLLM-sized), 4 tokens, 50-150 ms per request")

@@ -47,7 +47,7 @@ def require_redis(url: str = REDIS_URL) -> str:
 
 
 @functools.cache
-def _base() -> Dataset:
+def base_day() -> Dataset:
     return generate_day(seed=11, repo="acme/base", history_days=1)
 
 
@@ -56,7 +56,7 @@ def many_repositories(count: int) -> list[Dataset]:
     (a quarter of a vLLM-sized day), one in ten medium, the rest small (20 items or fewer)."""
     sets = []
     for k in range(count):
-        ds = thin(copy.copy(_base()), 4 if k % 50 == 0 else 20 if k % 10 == 0 else 85 + k % 250)
+        ds = thin(copy.copy(base_day()), 4 if k % 50 == 0 else 20 if k % 10 == 0 else 85 + k % 250)
         ds = copy.deepcopy(ds)  # thinned first: copying only what is kept is fast
         ds.repo = f"acme/r{k:03d}"
         sets.append(ds)

@@ -84,3 +84,19 @@ def test_review_depth_links_and_figures_raise_the_score() -> None:
     assert first.reviews == 3
     assert "2 reviewers" in first.reasons and "states figures" in first.reasons
     assert [c.author for c in first.comments] == ["rev1", "rev2", "rev1", "alice"]
+
+
+def test_a_change_is_scored_from_what_it_states_and_keeps_its_discussion_facts() -> None:
+    stated = make_pr(
+        1, created_at=at(-5), merged_at=at(2), title="[Perf] A", body="Fixes #10 on MI300X."
+    )
+    talked = make_pr(2, created_at=at(-5), merged_at=at(2), title="[Perf] B", body="Faster.")
+    comments = [make_review(n, "rev1", at(1)) for n in (1, 2)]
+    # a reviewer's words name hardware and an issue: they say nothing of what #2 changes,
+    # and GitHub closes issues only from the PR's own text
+    comments.append(make_comment(2, "rev1", at(1), body="Does this fix #11 on MI300X too?"))
+    first, second = compute_changes([stated, talked], by_number(comments), RULES, W)
+    assert first.item.number == 1
+    assert "names MI300X" in first.reasons and "fixes #10" in first.reasons
+    assert not any(r.startswith(("names", "fixes")) for r in second.reasons)
+    assert second.facts is not None and "MI300X" in second.facts.names("hardware")

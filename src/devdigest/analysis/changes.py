@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from datetime import datetime
 
 from devdigest.analysis.classify import match_rule, searchable_text
@@ -49,8 +50,7 @@ HOUSEKEEPING_PENALTY = -2.5
 FOCUS_BONUS = 1.5
 BOT_PENALTY = -3.0
 NEARLY_MERGED_PENALTY = -1.0
-# the most the item's body and categories can add: an upper bound for rankings that score
-# many PRs without their bodies first (period reports)
+NAMED_CAP, FIXES_CAP = 2.0, 3.0  # the most the names and the fixed issues can add
 
 
 def rule_categories(item: ItemRecord, rules: list[Rule]) -> tuple[list[str], list[str]]:
@@ -130,12 +130,17 @@ def score_change(
     window: Window,
     repo: str | None = None,
     nearly_merged: bool = False,
-    facts: ItemFacts | None = None,
     focus: Iterable[Rule] = (),
 ) -> ChangeCandidate:
-    """``comments`` are all the PR's stored comments and reviews up to the window's end."""
+    """``comments`` are all the PR's stored comments and reviews up to the window's end.
+
+    What the PR changes is scored from what it states itself, its title and body (figures,
+    names, the issues it fixes: GitHub too closes issues only from the body), and how it was
+    reviewed from its discussion. The candidate's ``facts`` are left for ``compute_changes``
+    to fill in for the PRs it keeps.
+    """
     human = [c for c in comments if not c.is_bot and c.created_at < window.end]
-    facts = facts or compute_item_facts(item, human, repo)
+    facts = compute_item_facts(item, (), repo)
     reviews = [c for c in human if c.kind == "review" and not is_light_review(c)]
     figures = [f for f in facts.figures if f.source.comment_id is None]
     linked = linked_numbers(item.body, repo, exclude=item.number)
@@ -156,7 +161,6 @@ def score_change(
         reviews=len(reviews),
         comments=sorted(human, key=lambda c: (c.created_at, c.id)),
         nearly_merged=nearly_merged,
-        facts=facts,
     )
 
 
@@ -169,10 +173,11 @@ def fact_terms(
         terms.append((2.0 + measured_impact(figures), "states figures"))
     named = facts.names("models") + facts.names("hardware") + facts.names("kernels")
     if named:
-        terms.append((0.5 * min(len(named), 4), "names " + ", ".join(named[:4])))
+        terms.append((min(0.5 * len(named), NAMED_CAP), "names " + ", ".join(named[:4])))
     fixes = facts.targets("fixes")
     if fixes:
-        terms.append((1.5 * min(len(fixes), 2), "fixes " + ", ".join(f"#{n}" for n in fixes[:3])))
+        points = min(1.5 * len(fixes), FIXES_CAP)
+        terms.append((points, "fixes " + ", ".join(f"#{n}" for n in fixes[:3])))
     elif linked:
         terms.append((0.5 * min(len(linked), 2), "links " + ", ".join(f"#{n}" for n in linked[:3])))
     relevant = [rule.name for rule in focus if match_rule(item, rule)]
@@ -249,7 +254,6 @@ def compute_changes(
     ``items``: the window's items; ``comments``: number → the item's comments up to the end;
     ``facts``: facts already computed (the rest are computed here); ``focus``: focus rules.
     """
-    facts = facts or {}
     focus = list(focus)
     candidates = []
     for item in items:
@@ -260,9 +264,11 @@ def compute_changes(
             nearly = True
         else:
             continue
-        known = facts.get(item.number)
-        candidates.append(
-            score_change(item, rows, rules, window, repo, nearly, facts=known, focus=focus)
-        )
+        candidates.append(score_change(item, rows, rules, window, repo, nearly, focus=focus))
     candidates.sort(key=lambda c: (-c.score, c.nearly_merged, -c.item.number))
-    return candidates[:limit]
+    # the whole facts (discussion included) for the writers, only of the PRs kept
+    known = facts or {}
+    return [
+        replace(c, facts=known.get(c.item.number) or compute_item_facts(c.item, c.comments, repo))
+        for c in candidates[:limit]
+    ]

@@ -72,6 +72,13 @@ def keyword_pattern(keyword: str) -> re.Pattern[str]:
     return re.compile(left + body + right, re.I)
 
 
+@lru_cache(maxsize=512)
+def any_keyword_pattern(keywords: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern matching where any of ``keywords`` would: most texts match no keyword of a
+    rule, and one search over the text then replaces one per keyword."""
+    return re.compile("|".join(f"(?:{keyword_pattern(k).pattern})" for k in keywords), re.I)
+
+
 def _fold(values: Iterable[str]) -> set[str]:
     return {" ".join(v.split()).casefold() for v in values}
 
@@ -88,13 +95,10 @@ def match_rule(item: ItemRecord, rule: Rule, text: str | None = None) -> list[st
     reasons += [
         f"title tag [{tag}]" for tag in title_tags(item.title) if tag.casefold() in wanted_tags
     ]
-    if rule.keywords:
-        haystack = searchable_text(item) if text is None else text
-        reasons += [
-            f"keyword {kw.rstrip('*')}"
-            for kw in rule.keywords
-            if keyword_pattern(kw).search(haystack)
-        ]
+    haystack = searchable_text(item) if text is None and rule.keywords else text or ""
+    if rule.keywords and any_keyword_pattern(tuple(rule.keywords)).search(haystack):
+        matched = [kw for kw in rule.keywords if keyword_pattern(kw).search(haystack)]
+        reasons += [f"keyword {kw.rstrip('*')}" for kw in matched]
     if rule.authors and item.author.casefold() in _fold(rule.authors):
         reasons.append(f"author {item.author}")
     return list(dict.fromkeys(reasons))

@@ -89,6 +89,5 @@ def window_counts(store: Store, repo: str, start: datetime, end: datetime) -> di
             ).scalar_one()
             for key, cond in where.items()
         }
-    closed = store.closed_in(repo, start, end)
-    counts |= {key: len(items) for key, items in closed.items()}
+    counts |= store.closed_counts(repo, start, end)
     return {key: counts[key] for key in COUNT_KEYS}

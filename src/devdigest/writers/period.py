@@ -60,6 +60,11 @@ REASONS_ZH = (
     (re.compile(r"^(\d+) approvals?$"), r"\1 个批准"),
     (re.compile(r"^links (.+)$"), r"关联 \1"),
     (re.compile(r"^states figures$"), "PR 给出了数据"),
+    (re.compile(r"^names (.+)$"), r"涉及 \1"),
+    (re.compile(r"^fixes (.+)$"), r"修复 \1"),
+    (re.compile(r"^focus (.+)$"), r"关注领域 \1"),
+    (re.compile(r"^housekeeping$"), "日常整理"),
+    (re.compile(r"^nearly merged: approved, not merged yet$"), "已获批准、尚未合并"),
     (re.compile(r"^bot author$"), "机器人作者"),
 )
 
