@@ -33,6 +33,7 @@ from tests.distributed_case import (
     cluster,
     many_repositories,
     rows,
+    run_ended,
     run_id_of,
     run_status,
 )
@@ -71,7 +72,7 @@ def measure(datasets: list, workers: int, tmp: Path) -> dict:
         threading.Thread(target=_sample, args=(procs, peak, stop), daemon=True).start()
         started = time.perf_counter()
         run = run_id_of(nodes.enqueue())
-        while run_status(db, run) == "running":
+        while not run_ended(db, run):
             time.sleep(0.5)
         wall = time.perf_counter() - started
         stop.set()

@@ -233,6 +233,11 @@ def run_status(db: str, run_id: int) -> str:
     return rows(db, sa.select(t.runs.c.status).where(t.runs.c.id == run_id))[0][0]
 
 
+def run_ended(db: str, run_id: int) -> bool:
+    """Whether the run is closed (its site built and its notifications sent)."""
+    return run_status(db, run_id) in ("ok", "failed")
+
+
 def failures(db: str) -> list[tuple]:
     """What failed, for assertion messages."""
     c = t.tasks.c

@@ -26,6 +26,7 @@ from tests.distributed_case import (
     report_keys,
     require_redis,
     rows,
+    run_ended,
     run_id_of,
     run_status,
     wait_until,
@@ -90,7 +91,7 @@ def test_two_runs_at_once_on_two_workers_write_every_report_once(services, datas
     nodes.start_worker()
     nodes.start_worker()
     for run in runs:
-        wait_until(lambda run=run: run_status(nodes.db, run) != "running", 240, f"run {run}", nodes)
+        wait_until(lambda run=run: run_ended(nodes.db, run), 240, f"run {run}", nodes)
         assert run_status(nodes.db, run) == "ok", failures(nodes.db)
     assert report_keys(nodes.db) == expected(nodes)
     assert set(syncs_per_repo(nodes.db).values()) == {1}  # the second run's syncs were skipped
@@ -101,7 +102,7 @@ def test_two_runs_at_once_on_two_workers_write_every_report_once(services, datas
     assert sum(gh.limit - remaining for (remaining,) in budget) == gh.charged
     assert not any(r.status in (403, 429) for r in gh.requests)
     again = run_id_of(nodes.enqueue())  # nothing is due any more
-    wait_until(lambda: run_status(nodes.db, again) != "running", 60, "the idle run", nodes)
+    wait_until(lambda: run_ended(nodes.db, again), 60, "the idle run", nodes)
     assert report_keys(nodes.db) == expected(nodes)
 
 
@@ -116,7 +117,7 @@ def test_a_worker_killed_mid_sync_loses_and_duplicates_nothing(few, datasets):
     nodes.kill(doomed)
     nodes.start_worker()
     nodes.start_worker()
-    wait_until(lambda: run_status(nodes.db, run) != "running", 300, "the run", nodes)
+    wait_until(lambda: run_ended(nodes.db, run), 300, "the run", nodes)
     assert run_status(nodes.db, run) == "ok", failures(nodes.db)
     assert report_keys(nodes.db) == expected(nodes)
 
@@ -131,7 +132,7 @@ def test_a_dropped_database_connection_is_retried(few, datasets):
     wait_until(lambda: rows(nodes.db, running), 120, "a sync to start", nodes)
     killed = terminate_worker_connections(nodes.db)
     assert killed > 0
-    wait_until(lambda: run_status(nodes.db, run) != "running", 300, "the run", nodes)
+    wait_until(lambda: run_ended(nodes.db, run), 300, "the run", nodes)
     assert run_status(nodes.db, run) == "ok", failures(nodes.db)
     assert report_keys(nodes.db) == expected(nodes)
 
@@ -166,7 +167,7 @@ def test_the_run_completes_across_a_broker_restart(datasets, tmp_path):
             server.terminate()  # a clean shutdown: the queues are persisted
             server.wait(20)
             with private_redis(tmp_path, port):
-                wait_until(lambda: run_status(nodes.db, run) != "running", 300, "the run", nodes)
+                wait_until(lambda: run_ended(nodes.db, run), 300, "the run", nodes)
                 assert run_status(nodes.db, run) == "ok", failures(nodes.db)
                 assert report_keys(nodes.db) == expected(nodes)
 
@@ -177,10 +178,10 @@ def test_rabbitmq_works_as_the_broker_by_configuration(datasets, tmp_path):
     with environment(datasets, tmp_path, broker, 6) as (_gh, nodes):
         run = run_id_of(nodes.enqueue())
         nodes.start_worker()
-        wait_until(lambda: run_status(nodes.db, run) != "running", 240, "the run", nodes)
+        wait_until(lambda: run_ended(nodes.db, run), 240, "the run", nodes)
         assert run_status(nodes.db, run) == "ok", failures(nodes.db)
         assert report_keys(nodes.db) == expected(nodes)
-        ping = nodes.celery("inspect", "ping", "--timeout", "10")
+        ping = nodes.celery("inspect", "ping", "--timeout", "5")
         assert ping.returncode == 0 and "pong" in ping.stdout, ping.stdout + ping.stderr
         status = subprocess.run(
             nodes.cli("status"), env=nodes.env(), capture_output=True, text=True, timeout=60

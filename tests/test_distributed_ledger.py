@@ -11,6 +11,7 @@ from devdigest.distributed import ledger
 from devdigest.errors import ConfigError
 from devdigest.github.client import token_fingerprint
 from devdigest.store import open_store
+from devdigest.store.runs import close_abandoned_runs, finish_run, last_run, start_run
 from tests.db import database, pg_schema
 
 TOKENS = ["tok-1", "tok-2"]
@@ -79,3 +80,23 @@ def test_one_holder_of_a_repository_lock(store):
 def test_the_celery_executor_refuses_a_sqlite_store(tmp_path):
     with database(tmp_path) as db, open_store(db) as s, pytest.raises(ConfigError, match="--db"):
         ledger.require_shared_store(s)
+
+
+def test_a_run_ends_when_its_last_repository_ends_and_a_lost_site_task_is_found(store):
+    run = start_run(store, "celery")
+    ledger.plan_run(store, run, {"o/a": [["s", "e"]], "o/b": []})
+    assert not ledger.finish_repo(store, run, "o/a", None)
+    assert ledger.finish_repo(store, run, "o/b", "sync failed")
+    assert ledger.finish_repo(store, run, "o/b", None)  # a redelivered finish changes nothing
+    errors = {r["repo"]: r["error"] for r in ledger.run_repos(store, run)}
+    assert errors == {"o/a": None, "o/b": "sync failed"}
+    assert ledger.stalled_runs(store, timedelta(minutes=2)) == []  # its site task may be on its way
+    assert ledger.stalled_runs(store, timedelta(0)) == [run]  # ... or lost: publish it again
+    finish_run(store, run, "failed", {})
+    assert ledger.stalled_runs(store, timedelta(0)) == []
+
+
+def test_a_local_run_does_not_close_a_distributed_run(store):
+    distributed, local = start_run(store, "celery"), start_run(store, "run")
+    assert close_abandoned_runs(store) == 1
+    assert last_run(store, running=True)["id"] == distributed != local

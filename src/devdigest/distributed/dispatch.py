@@ -152,9 +152,12 @@ def last_run_by_id(store: Store, run_id: int) -> dict[str, Any] | None:
 
 def wait_for(store: Store, run_id: int, on_poll: Any = None, poll: float = 1.0) -> dict:
     """Poll until the run is closed by its site task; ``on_poll(state)`` after each look.
-    A site task lost on the way (broker restart) is enqueued again."""
+    A site task lost on the way (broker restart) is enqueued again (at most every ``STALL``)."""
+    swept = time.monotonic()
     while True:
-        republish_stalled(store)
+        if time.monotonic() - swept > STALL.total_seconds():
+            republish_stalled(store)
+            swept = time.monotonic()
         state = run_state(store, run_id)
         if on_poll:
             on_poll(state)

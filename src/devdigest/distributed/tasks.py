@@ -248,7 +248,13 @@ def reports_task(self: Task, job: dict) -> dict:
 def finish_task(self: Task, prev: dict | None, job: dict) -> dict:
     """The end of a repository's chain: record its outcome; the last one starts the site."""
     error = (prev or {}).get("failed")
-    if ledger.finish_repo(store(), job["run_id"], job["repo"], error):
+    try:
+        last = ledger.finish_repo(store(), job["run_id"], job["repo"], error)
+    except Exception as exc:  # the run cannot close without this row: retry a lost database
+        if transient(exc) and self.request.retries < MAX_RETRIES:
+            raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from None
+        raise
+    if last:
         publish_run(job["run_id"])
     return {"repo": job["repo"], "failed": error}
 
@@ -268,6 +274,7 @@ def site_task(self: Task, run_id: int) -> dict:
             raise self.retry(countdown=BUSY_RETRY, max_retries=BUSY_RETRIES)
         if run_closed(db, run_id):
             return {"skipped": True}
+        mark_publishing(db, run_id)  # no longer "stalled": the sweep leaves it alone
         repos = ledger.run_repos(db, run_id)
         failed = {r["repo"]: r["error"] for r in repos if r["error"]}
         summary: dict[str, Any] = {"projects": [{"repo": r, "error": e} for r, e in failed.items()]}
@@ -281,6 +288,11 @@ def site_task(self: Task, run_id: int) -> dict:
         status = "failed" if failed or "site_error" in summary else "ok"
         finish_run(db, run_id, status, summary)
     return summary
+
+
+def mark_publishing(db: Store, run_id: int) -> None:
+    with db.transaction() as conn:
+        conn.execute(t.runs.update().where(t.runs.c.id == run_id).values(status="publishing"))
 
 
 def run_closed(db: Store, run_id: int) -> bool:

@@ -196,7 +196,8 @@ runs = sa.Table(  # one row per `devdigest run` / `backfill`: what ran, and whet
     sa.Column("command", sa.String(20), nullable=False),
     sa.Column("started_at", UTCDateTime, nullable=False),
     sa.Column("finished_at", UTCDateTime),
-    sa.Column("status", sa.String(20), nullable=False),  # running | ok | failed | interrupted
+    # running | ok | failed | interrupted; a distributed run: running | publishing | ok | failed
+    sa.Column("status", sa.String(20), nullable=False),
     sa.Column("host", sa.String(200), nullable=False),
     sa.Column("pid", sa.Integer, nullable=False),
     sa.Column("summary", sa.JSON, nullable=False),  # per project: windows, reports, error
