@@ -79,6 +79,29 @@ def any_keyword_pattern(keywords: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{keyword_pattern(k).pattern})" for k in keywords), re.I)
 
 
+@lru_cache(maxsize=512)
+def keyword_cores(keywords: tuple[str, ...]) -> tuple[str, ...] | None:
+    """A literal every match of a keyword contains (its first word, lower-cased), for a quick
+    substring test before the patterns; None when a keyword is not ASCII (case folding of other
+    scripts differs between ``str.lower`` and ``re.I``)."""
+    words = [k.strip().rstrip("*").split()[:1] for k in keywords]
+    if not all(w and w[0].isascii() for w in words):
+        return None
+    return tuple(w[0].lower() for w in words)
+
+
+_lowered = lru_cache(maxsize=64)(str.lower)  # one item's text, asked once per rule
+
+
+def _may_match(keywords: tuple[str, ...], haystack: str) -> bool:
+    cores = keyword_cores(keywords)
+    if cores is not None:
+        lowered = _lowered(haystack)
+        if not any(core in lowered for core in cores):
+            return False
+    return any_keyword_pattern(keywords).search(haystack) is not None
+
+
 def _fold(values: Iterable[str]) -> set[str]:
     return {" ".join(v.split()).casefold() for v in values}
 
@@ -96,7 +119,7 @@ def match_rule(item: ItemRecord, rule: Rule, text: str | None = None) -> list[st
         f"title tag [{tag}]" for tag in title_tags(item.title) if tag.casefold() in wanted_tags
     ]
     haystack = searchable_text(item) if text is None and rule.keywords else text or ""
-    if rule.keywords and any_keyword_pattern(tuple(rule.keywords)).search(haystack):
+    if rule.keywords and _may_match(tuple(rule.keywords), haystack):
         matched = [kw for kw in rule.keywords if keyword_pattern(kw).search(haystack)]
         reasons += [f"keyword {kw.rstrip('*')}" for kw in matched]
     if rule.authors and item.author.casefold() in _fold(rule.authors):
