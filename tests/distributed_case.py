@@ -24,6 +24,7 @@ import pytest
 import redis
 import sqlalchemy as sa
 
+from devdigest.distributed.app import QUEUES
 from devdigest.sample.dataset import generate_day
 from devdigest.sample.model import Dataset
 from devdigest.store import open_store
@@ -181,7 +182,7 @@ def drop_queues(broker: str, prefix: str) -> None:
                 client.delete(key)
         return
     with kombu.Connection(broker) as conn:
-        for name in ("devdigest.small", "devdigest.large"):
+        for name in QUEUES:
             conn.default_channel.queue_delete(prefix + name)
 
 

@@ -15,9 +15,10 @@ from kombu import Exchange, Queue
 
 from devdigest.config import Config, load_config
 
-SMALL_QUEUE = "devdigest.small"
-LARGE_QUEUE = "devdigest.large"
-QUEUES = (SMALL_QUEUE, LARGE_QUEUE)
+SMALL_QUEUE = "devdigest.small"  # syncs of small repositories
+LARGE_QUEUE = "devdigest.large"  # syncs of large ones
+STEPS_QUEUE = "devdigest.steps"  # what follows a sync: reports, finish, site
+QUEUES = (SMALL_QUEUE, LARGE_QUEUE, STEPS_QUEUE)
 
 PUBLISH_RETRY = {"max_retries": 60, "interval_start": 0, "interval_step": 1, "interval_max": 5}
 

@@ -17,7 +17,14 @@ from celery import chain
 
 from devdigest.config import Config, Project
 from devdigest.distributed import ledger
-from devdigest.distributed.app import LARGE_QUEUE, QUEUES, SMALL_QUEUE, app, queue_name
+from devdigest.distributed.app import (
+    LARGE_QUEUE,
+    QUEUES,
+    SMALL_QUEUE,
+    STEPS_QUEUE,
+    app,
+    queue_name,
+)
 from devdigest.distributed.tasks import (
     enqueued_now,
     finish_task,
@@ -65,7 +72,10 @@ def queue_for(store: Store, repo: str, now: datetime) -> str:
 
 
 def repository_chain(plan: ProjectPlan, run_id: int, now: datetime, queue: str) -> Any:
-    """sync → one reports task per window → finish, for one repository."""
+    """sync (on ``queue``) → one reports task per window → finish (on the steps queue), for one
+    repository. Workers take from every queue in turn, so a repository's reports follow its
+    sync instead of waiting behind every other sync of the run."""
+    steps_queue = queue_name(STEPS_QUEUE)
     base = {"run_id": run_id, "repo": plan.repo}
     sync = sync_task.s(
         None, base | {"since": plan.since.isoformat(), "enqueued_at": enqueued_now()}
@@ -81,8 +91,8 @@ def repository_chain(plan: ProjectPlan, run_id: int, now: datetime, queue: str) 
             "now": now.isoformat(),
             "date": due.window.local_date.isoformat(),
         }
-        steps.append(reports_task.s(job).set(queue=queue))
-    steps.append(finish_task.s(base).set(queue=queue))
+        steps.append(reports_task.s(job).set(queue=steps_queue))
+    steps.append(finish_task.s(base).set(queue=steps_queue))
     return chain(*steps)
 
 

@@ -35,7 +35,7 @@ from pydantic import SecretStr
 
 from devdigest.config import Config
 from devdigest.distributed import ledger
-from devdigest.distributed.app import SMALL_QUEUE, app, current_config, queue_name
+from devdigest.distributed.app import STEPS_QUEUE, app, current_config, queue_name
 from devdigest.errors import GitHubError, NotFound, RateLimited
 from devdigest.github.client import GitHubClient
 from devdigest.notify.delivery import deliver_pending
@@ -261,7 +261,7 @@ def finish_task(self: Task, prev: dict | None, job: dict) -> dict:
 
 def publish_run(run_id: int) -> None:
     """Enqueue the run's site task (a second copy finds the run closed and does nothing)."""
-    site_task.apply_async(args=(run_id,), queue=queue_name(SMALL_QUEUE))
+    site_task.apply_async(args=(run_id,), queue=queue_name(STEPS_QUEUE))
 
 
 @app.task(name="devdigest.site", **TASK_OPTIONS)
