@@ -35,6 +35,7 @@ from devdigest.github.safety import (
     to_stderr,
 )
 from devdigest.models import SyncStats
+from devdigest.tls import tls_context
 
 __all__ = ["ApiResponse", "GitHubClient", "clean_text", "shown", "token_fingerprint", "utc_now"]
 
@@ -154,6 +155,7 @@ class GitHubClient(RateLimits):
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         self.http = httpx.Client(
+            verify=tls_context(),
             headers=headers,
             timeout=min(timeout, deadline),
             follow_redirects=True,

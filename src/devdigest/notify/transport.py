@@ -17,6 +17,7 @@ import httpx
 
 from devdigest import __version__
 from devdigest.errors import NotifyError
+from devdigest.tls import tls_context
 
 Sleep = Callable[[float], None]
 
@@ -34,7 +35,9 @@ class Transport:
         timeout: float = 20.0,
     ) -> None:
         self.client = client or httpx.Client(
-            timeout=timeout, headers={"user-agent": f"devdigest/{__version__}"}
+            verify=tls_context(),
+            timeout=timeout,
+            headers={"user-agent": f"devdigest/{__version__}"},
         )
         self.sleep, self.clock = sleep, clock
         self.max_tries, self.base_delay, self.max_delay = max_tries, base_delay, max_delay
