@@ -61,6 +61,27 @@ def _entry_id(base_url: str | None, layout: SiteLayout, report: ReportHead) -> s
     return f"urn:devdigest:{report.repo.lower()}:{report.date}:{report.lang}"
 
 
+def feed_head(
+    feed_id: str, title: str, updated: datetime, base_url: str | None, path: str, alternate: str
+) -> ET.Element:
+    """An Atom feed element with its id, title, time, self and alternate links, author and
+    generator; entries are added to it."""
+    feed = ET.Element(_q("feed"))
+    _sub(feed, "id", feed_id)
+    _sub(feed, "title", title)
+    _sub(feed, "updated", _stamp(updated))
+    _sub(feed, "link", rel="self", href=_url(base_url, path, path))
+    _sub(feed, "link", rel="alternate", type="text/html", href=_url(base_url, path, alternate))
+    _sub(_sub(feed, "author"), "name", "devdigest")
+    _sub(feed, "generator", "devdigest")
+    return feed
+
+
+def feed_bytes(feed: ET.Element) -> bytes:
+    ET.indent(feed)
+    return ET.tostring(feed, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
 def _feed_page(
     layout: SiteLayout,
     path: str,
@@ -93,15 +114,8 @@ def _feed_page(
     def render() -> bytes:
         newest = sorted(reports, key=lambda r: (r.date, r.provenance.generated_at), reverse=True)
         newest = newest[:FEED_ENTRIES]
-        feed = ET.Element(_q("feed"))
-        _sub(feed, "id", feed_id)
-        _sub(feed, "title", title)
         updated = max((r.provenance.generated_at for r in newest), default=EPOCH)
-        _sub(feed, "updated", _stamp(updated))
-        _sub(feed, "link", rel="self", href=_url(base_url, path, path))
-        _sub(feed, "link", rel="alternate", type="text/html", href=_url(base_url, path, alternate))
-        _sub(_sub(feed, "author"), "name", "devdigest")
-        _sub(feed, "generator", "devdigest")
+        feed = feed_head(feed_id, title, updated, base_url, path, alternate)
         for report in newest:
             entry = _sub(feed, "entry")
             _sub(entry, "id", _entry_id(base_url, layout, report))
@@ -110,8 +124,7 @@ def _feed_page(
             href = _url(base_url, path, layout.day_path(report))
             _sub(entry, "link", rel="alternate", type="text/html", href=href, hreflang=report.lang)
             _sub(entry, "summary", summary_text(report) or report.window.label, type="text")
-        ET.indent(feed)
-        return ET.tostring(feed, encoding="utf-8", xml_declaration=True) + b"\n"
+        return feed_bytes(feed)
 
     return Page(path, inputs, render)
 

@@ -8,7 +8,6 @@ A period page lives beside the days: ``{owner}/{repo}/{period}{lang_suffix}.html
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from datetime import date
 
@@ -18,7 +17,7 @@ from devdigest.config import REPO_RE
 from devdigest.models import COUNT_KEYS
 from devdigest.period_models import PeriodReport
 from devdigest.render.period import period_slug, render_period_chart, render_period_html
-from devdigest.site.feeds import EPOCH, _absolute, _q, _stamp, _sub, _url
+from devdigest.site.feeds import EPOCH, _absolute, _stamp, _sub, _url, feed_bytes, feed_head
 from devdigest.site.layout import Project, SiteLayout, relative
 from devdigest.site.pages import ENV, Page, _common, github_url
 from devdigest.site.strings import LANG_NAMES, strings
@@ -165,16 +164,8 @@ def _feed(
     )
 
     def render() -> bytes:
-        feed = ET.Element(_q("feed"))
-        _sub(feed, "id", feed_id)
-        _sub(feed, "title", title)
         updated = max((r.provenance.generated_at for r in newest), default=EPOCH)
-        _sub(feed, "updated", _stamp(updated))
-        _sub(feed, "link", rel="self", href=_url(base_url, path, path))
-        alternate = _url(base_url, path, layout.project_path(project))
-        _sub(feed, "link", rel="alternate", type="text/html", href=alternate)
-        _sub(_sub(feed, "author"), "name", "devdigest")
-        _sub(feed, "generator", "devdigest")
+        feed = feed_head(feed_id, title, updated, base_url, path, layout.project_path(project))
         for report in newest:
             page = period_path(layout, report)
             entry = _sub(feed, "entry")
@@ -186,7 +177,6 @@ def _feed(
             _sub(entry, "link", rel="alternate", type="text/html", href=href, hreflang=report.lang)
             summary = "\n\n".join(st.text for st in report.summary) or report.window.label
             _sub(entry, "summary", summary, type="text")
-        ET.indent(feed)
-        return ET.tostring(feed, encoding="utf-8", xml_declaration=True) + b"\n"
+        return feed_bytes(feed)
 
     return Page(path, inputs, render)

@@ -16,24 +16,20 @@ from devdigest.store.queries import Store
 
 
 def save_period_report(store: Store, report: PeriodReport) -> None:
+    window = report.window
+    keys = {
+        "kind": report.kind,
+        "window_start": window.start,
+        "window_end": window.end,
+        "lang": report.lang,
+    }
     values = {
         "period": report.period,
-        "tz": report.window.tz,
+        "tz": window.tz,
         "report": report.model_dump_json(),
         "created_at": datetime.now(UTC),
     }
-    with store.transaction() as conn:
-        repo_id = store.repo_id(report.repo, conn)
-        stmt = store._insert(t.period_reports).values(
-            repo_id=repo_id,
-            kind=report.kind,
-            window_start=report.window.start,
-            window_end=report.window.end,
-            lang=report.lang,
-            **values,
-        )
-        keys = ["repo_id", "kind", "window_start", "window_end", "lang"]
-        conn.execute(stmt.on_conflict_do_update(index_elements=keys, set_=values))
+    store.upsert_for_repo(t.period_reports, report.repo, keys, values)
 
 
 def period_reports(

@@ -327,24 +327,24 @@ class Store(SyncBookkeeping):
     # --- reports ---------------------------------------------------------------------------
 
     def save_report(self, report: DailyReport) -> None:
+        window = report.window
+        keys = {"window_start": window.start, "window_end": window.end, "lang": report.lang}
         values = {
-            "window_start": report.window.start,
-            "window_end": report.window.end,
-            "tz": report.window.tz,
-            "lang": report.lang,
+            "tz": window.tz,
             "local_date": report.date,
             "writer": report.provenance.writer,
             "report": report.model_dump_json(),
             "created_at": datetime.now(UTC),
         }
+        self.upsert_for_repo(t.reports, report.repo, keys, values)
+
+    def upsert_for_repo(self, table: sa.Table, repo: str, keys: dict, values: dict) -> None:
+        """Insert a row of ``repo`` into ``table``, or replace ``values`` in the row that has
+        the same ``keys`` (which, with ``repo_id``, are the table's unique key)."""
         with self.transaction() as c:
-            repo_id = self.repo_id(report.repo, c)
-            stmt = self._insert(t.reports).values(repo_id=repo_id, **values)
-            c.execute(
-                stmt.on_conflict_do_update(
-                    index_elements=["repo_id", "window_start", "window_end", "lang"], set_=values
-                )
-            )
+            row = {"repo_id": self.repo_id(repo, c)} | keys
+            stmt = self._insert(table).values(**row, **values)
+            c.execute(stmt.on_conflict_do_update(index_elements=list(row), set_=values))
 
     def reports(self, repo: str | None = None) -> list[DailyReport]:
         """Stored reports (all repos, or one), oldest first."""
