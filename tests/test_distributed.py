@@ -176,9 +176,9 @@ def test_rabbitmq_works_as_the_broker_by_configuration(datasets, tmp_path):
     broker = "amqp://guest:guest@127.0.0.1:5672//"
     require_amqp(broker)  # and no result backend: a run's progress is kept in the store
     with environment(datasets, tmp_path, broker, 6) as (_gh, nodes):
-        run = run_id_of(nodes.enqueue())
         nodes.start_worker()
-        wait_until(lambda: run_ended(nodes.db, run), 240, "the run", nodes)
+        run = run_id_of(nodes.enqueue("--wait"))  # follows the run to its close
+        assert run_ended(nodes.db, run)
         assert run_status(nodes.db, run) == "ok", failures(nodes.db)
         assert report_keys(nodes.db) == expected(nodes)
         ping = nodes.celery("inspect", "ping", "--timeout", "5")

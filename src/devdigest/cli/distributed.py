@@ -51,6 +51,7 @@ def run_celery(config: Config, repos: list[str] | None, now: datetime, langs, wa
     """Enqueue the run; with ``wait``, follow it to the end with a progress bar."""
     _celery(config)
     from devdigest.distributed.dispatch import enqueue_run, wait_for
+    from devdigest.distributed.ledger import task_rows
 
     with open_store(config.db) as store:
         queued = enqueue_run(config, store, repos, now=now, langs=langs)
@@ -71,7 +72,7 @@ def run_celery(config: Config, repos: list[str] | None, now: datetime, langs, wa
                 bar.update(task, completed=state["repos_done"])
 
             state = wait_for(store, queued.run_id, show)
-    failed = [row for row in state["rows"] if row["status"] == "failed"]
+        failed = [row for row in task_rows(store, queued.run_id) if row["status"] == "failed"]
     for row in failed:
         click.echo(f"{row['repo'] or 'site'} {row['name']}: {row['error']}", err=True)
     if state["status"] == "failed":

@@ -138,18 +138,11 @@ def republish_stalled(store: Store, quiet: timedelta = STALL) -> list[int]:
 
 
 def run_state(store: Store, run_id: int) -> dict[str, Any]:
-    """The run's status, its tasks by status and how many repositories have ended."""
-    rows = ledger.task_rows(store, run_id)
-    counts: dict[str, int] = {}
-    for row in rows:
-        counts[row["status"]] = counts.get(row["status"], 0) + 1
+    """The run's status and how many of its repositories have ended."""
     run = last_run_by_id(store, run_id)
     repos = ledger.run_repos(store, run_id)
     return {
         "status": run["status"] if run else "unknown",
-        "tasks": counts,
-        "rows": rows,
-        "repos": len(repos),
         "repos_done": sum(r["finished_at"] is not None for r in repos),
     }
 

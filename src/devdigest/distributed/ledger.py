@@ -87,7 +87,7 @@ def finish_repo(store: Store, run_id: int, repo: str, error: str | None) -> bool
             .where(c.run_id == run_id, c.repo == repo, c.finished_at.is_(None))
             .values(finished_at=now, error=error)
         )
-    return not unfinished(store, run_id)
+    return not unfinished(store, run_id)  # counted after the commit, so the last one sees 0
 
 
 def unfinished(store: Store, run_id: int) -> int:
